@@ -1,0 +1,132 @@
+// Package report turns what the verifiers produced into verdicts and evidence: JUnit parsing
+// and reconciliation, results files, the signed evidence bundle, the job summary and GitHub
+// publishing. It never runs candidate code and never runs git.
+package report
+
+import "time"
+
+// SchemaVersion is the version of results.json and results.jsonl. Bump it on any change that
+// is not a pure addition of an optional field.
+const SchemaVersion = "tender.results/v1"
+
+// Verdict is the grade of one pair.
+type Verdict string
+
+const (
+	Resolved           Verdict = "resolved"
+	Unresolved         Verdict = "unresolved"
+	IntegrityViolation Verdict = "integrity_violation"
+	Error              Verdict = "error"
+)
+
+// Valid reports whether v is one of the four verdicts.
+func (v Verdict) Valid() bool {
+	switch v {
+	case Resolved, Unresolved, IntegrityViolation, Error:
+		return true
+	}
+	return false
+}
+
+// Reason is a machine-readable reason code with a human-readable detail. Codes are stable and
+// documented in the README; Detail is free text and may name a path and a patch line.
+type Reason struct {
+	Code   string `json:"code"`
+	Detail string `json:"detail,omitempty"`
+	Path   string `json:"path,omitempty"`
+	Line   int    `json:"line,omitempty"`
+}
+
+// TestStatus is the reconciled status of one required test.
+type TestStatus string
+
+const (
+	TestPassed    TestStatus = "passed"
+	TestFailed    TestStatus = "failed"
+	TestError     TestStatus = "error"
+	TestSkipped   TestStatus = "skipped"
+	TestXFail     TestStatus = "xfail"
+	TestXPass     TestStatus = "xpass"
+	TestMissing   TestStatus = "missing"
+	TestDuplicate TestStatus = "duplicate"
+)
+
+// Fingerprint identifies the workspace a check ran in, recorded before the patch is applied.
+type Fingerprint struct {
+	Commit      string `json:"commit"`
+	Tree        string `json:"tree"`
+	IndexDigest string `json:"index_digest,omitempty"`
+	Clean       bool   `json:"clean"`
+}
+
+// Resources is what the engine reported about one check's use of the machine.
+type Resources struct {
+	WallMillis      int64 `json:"wall_ms"`
+	PeakMemory      int64 `json:"peak_memory_bytes,omitempty"`
+	OOMKilled       bool  `json:"oom_killed,omitempty"`
+	TimedOut        bool  `json:"timed_out,omitempty"`
+	StdoutBytes     int64 `json:"stdout_bytes"`
+	StderrBytes     int64 `json:"stderr_bytes"`
+	OutputTruncated bool  `json:"output_truncated,omitempty"`
+}
+
+// Check is the record of one verifier run (target or regression).
+type Check struct {
+	Name        string                `json:"name"` // "target" or "regression"
+	Passed      bool                  `json:"passed"`
+	Backend     string                `json:"backend"`
+	Isolated    bool                  `json:"isolated"`
+	ImageID     string                `json:"image_id,omitempty"`
+	ExitCode    int                   `json:"exit_code"`
+	Fingerprint Fingerprint           `json:"fingerprint"`
+	Tests       map[string]TestStatus `json:"tests"`
+	Reasons     []Reason              `json:"reasons,omitempty"`
+	Resources   Resources             `json:"resources"`
+	LogFile     string                `json:"log_file,omitempty"`   // bundle-relative
+	JUnitFile   string                `json:"junit_file,omitempty"` // bundle-relative
+}
+
+// Digests are sha256 hex digests of a pair's inputs.
+type Digests struct {
+	Patch     string `json:"patch"`
+	Issue     string `json:"issue"`
+	TestPatch string `json:"test_patch,omitempty"`
+	Assets    string `json:"assets,omitempty"` // digest over the sorted asset list
+}
+
+// PairResult is one line of results.jsonl and one entry of results.json.
+type PairResult struct {
+	Schema            string    `json:"schema"`
+	ID                string    `json:"id"`
+	Repository        string    `json:"repository"`
+	Verdict           Verdict   `json:"verdict"`
+	Expect            Verdict   `json:"expect,omitempty"`
+	ExpectMet         *bool     `json:"expect_met,omitempty"`
+	Reasons           []Reason  `json:"reasons,omitempty"`
+	RequestedCommit   string    `json:"requested_commit"`
+	ExecutedCommit    string    `json:"executed_commit,omitempty"`
+	TestedAsSubmitted bool      `json:"tested_as_submitted"`
+	EmptyPatch        bool      `json:"empty_patch,omitempty"`
+	Digests           Digests   `json:"digests"`
+	Checks            []Check   `json:"checks,omitempty"`
+	FailToPass        []string  `json:"fail_to_pass"`
+	PassToPass        []string  `json:"pass_to_pass"`
+	Started           time.Time `json:"started"`      // volatile
+	DurationMillis    int64     `json:"duration_ms"`  // volatile
+	InputDigest       string    `json:"input_digest"` // over every input of the pair; used by --resume
+}
+
+// Results is results.json: the whole batch.
+type Results struct {
+	Schema       string          `json:"schema"`
+	Tool         string          `json:"tool"` // "tender <version>"
+	Suite        string          `json:"suite"`
+	SuiteVersion string          `json:"suite_version"`
+	SuiteDigest  string          `json:"suite_digest"`
+	Shard        string          `json:"shard,omitempty"`
+	Backend      string          `json:"backend"`
+	Started      time.Time       `json:"started"`  // volatile
+	Finished     time.Time       `json:"finished"` // volatile
+	Counts       map[Verdict]int `json:"counts"`
+	Pairs        []PairResult    `json:"pairs"`
+}
