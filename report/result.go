@@ -99,6 +99,8 @@ type PairResult struct {
 	Schema            string    `json:"schema"`
 	ID                string    `json:"id"`
 	Repository        string    `json:"repository"`
+	SuiteFile         string    `json:"suite_file,omitempty"` // the suite manifest, for annotations
+	Line              int       `json:"line,omitempty"`       // the pair's entry in the suite manifest
 	Verdict           Verdict   `json:"verdict"`
 	Expect            Verdict   `json:"expect,omitempty"`
 	ExpectMet         *bool     `json:"expect_met,omitempty"`
