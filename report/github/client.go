@@ -1,0 +1,96 @@
+package github
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	gh "github.com/google/go-github/v62/github"
+)
+
+// Client talks to the GitHub API with the token client. Every error it returns has the token
+// replaced by "***", even when a hostile server echoes it back in a message.
+type Client struct {
+	gh    *gh.Client
+	token string
+}
+
+// NewClient builds a Client for o (see NewHTTPClient for what the client refuses).
+func NewClient(o ClientOptions) (*Client, error) {
+	hc, base, err := NewHTTPClient(o)
+	if err != nil {
+		return nil, err
+	}
+	c := gh.NewClient(hc)
+	c.BaseURL = base
+	c.UploadURL = base
+	return &Client{gh: c, token: o.Token}, nil
+}
+
+// APIError is an error from the API with the token redacted from its text. Status is the HTTP
+// status when there was a response, else 0.
+type APIError struct {
+	Op          string
+	Status      int
+	RateLimited bool // a primary or secondary rate limit that outlasted the retries
+	msg         string
+	err         error
+}
+
+func (e *APIError) Error() string { return e.Op + ": " + e.msg }
+
+// Unwrap exposes the sentinel errors of this package (ErrRedirect and the like) to errors.Is,
+// but never the raw upstream error, whose text may hold the token.
+func (e *APIError) Unwrap() error { return e.err }
+
+// Forbidden reports whether err is a 403 from the API that is not a rate limit.
+func Forbidden(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.Status == http.StatusForbidden && !ae.RateLimited
+}
+
+var sentinels = []error{ErrRedirect, ErrInsecureURL, ErrForeignHost, ErrRetriesExhausted,
+	context.Canceled, context.DeadlineExceeded}
+
+func (c *Client) wrap(op string, resp *gh.Response, err error) error {
+	if err == nil {
+		return nil
+	}
+	ae := &APIError{Op: op, msg: Redact(err.Error(), c.token)}
+	if resp != nil && resp.Response != nil {
+		ae.Status = resp.StatusCode
+	}
+	var rl *gh.RateLimitError
+	var arl *gh.AbuseRateLimitError
+	ae.RateLimited = errors.As(err, &rl) || errors.As(err, &arl)
+	for _, s := range sentinels {
+		if errors.Is(err, s) {
+			ae.err = s
+			break
+		}
+	}
+	return ae
+}
+
+// Redact replaces every occurrence of secret in s by "***".
+func Redact(s, secret string) string {
+	if secret == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, secret, "***")
+}
+
+// Do sends one request built by go-github's NewRequest and decodes the answer into v. It is
+// for endpoints go-github v62 has no method for.
+func (c *Client) do(ctx context.Context, op, method, path string, body, v any) error {
+	req, err := c.gh.NewRequest(method, path, body)
+	if err != nil {
+		return c.wrap(op, nil, err)
+	}
+	resp, err := c.gh.Do(ctx, req, v)
+	return c.wrap(op, resp, err)
+}
+
+func (c *Client) String() string { return fmt.Sprintf("github.Client{%s}", c.gh.BaseURL) }

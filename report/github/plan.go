@@ -1,0 +1,216 @@
+package github
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	gh "github.com/google/go-github/v62/github"
+
+	"github.com/tender-grader/tender/report"
+)
+
+// Limits of the check-runs API.
+const (
+	MaxAnnotationsPerRequest = 50
+	MaxOutputChars           = 65535 // summary and text
+	MaxTitleChars            = 255
+	MaxMessageBytes          = 64 << 10
+)
+
+// Annotation levels.
+const (
+	LevelFailure = "failure"
+	LevelWarning = "warning"
+	LevelNotice  = "notice"
+)
+
+// Target names the commit a check run attaches to.
+type Target struct {
+	Owner, Repo string
+	HeadSHA     string
+	DetailsURL  string // optional: the workflow run
+}
+
+// PlanInput is everything a plan is built from besides the results.
+type PlanInput struct {
+	Target  Target
+	Summary string   // summary.md of the bundle; empty means a generated one
+	Locator *Locator // nil places every annotation on tender.yaml line 1
+	Now     time.Time
+}
+
+// Plan is the exact sequence of check-run requests a publication sends: one create
+// (in_progress, no annotations), one PATCH per batch of at most 50 annotations, and a final
+// PATCH that completes the run with its conclusion.
+type Plan struct {
+	Target      Target
+	Name        string
+	Create      gh.CreateCheckRunOptions
+	Batches     []gh.UpdateCheckRunOptions
+	Final       gh.UpdateCheckRunOptions
+	Annotations []*gh.CheckRunAnnotation // all of them, in order, for the fallback
+	Summary     string                   // the uncapped summary, for the job-summary fallback
+}
+
+// BuildPlan builds the publication of r.
+func BuildPlan(r report.Results, in PlanInput) *Plan {
+	p := &Plan{Target: in.Target, Name: CheckName(r.Suite, r.Shard), Summary: in.Summary}
+	if p.Summary == "" {
+		p.Summary = generatedSummary(r)
+	}
+	title := Cap(Title(r), MaxTitleChars, "…")
+	summary := CapOutput(p.Summary)
+	p.Annotations = Annotations(r, in.Locator)
+	p.Create = gh.CreateCheckRunOptions{
+		Name: p.Name, HeadSHA: in.Target.HeadSHA, Status: gh.String("in_progress"),
+		StartedAt: &gh.Timestamp{Time: in.Now.UTC()},
+		Output:    &gh.CheckRunOutput{Title: &title, Summary: &summary},
+	}
+	if in.Target.DetailsURL != "" {
+		p.Create.DetailsURL = gh.String(in.Target.DetailsURL)
+	}
+	for i := 0; i < len(p.Annotations); i += MaxAnnotationsPerRequest {
+		batch := p.Annotations[i:min(i+MaxAnnotationsPerRequest, len(p.Annotations))]
+		p.Batches = append(p.Batches, gh.UpdateCheckRunOptions{Name: p.Name,
+			Output: &gh.CheckRunOutput{Title: &title, Summary: &summary, Annotations: batch}})
+	}
+	text := CapOutput(detailText(r))
+	p.Final = gh.UpdateCheckRunOptions{
+		Name: p.Name, Status: gh.String("completed"), Conclusion: gh.String(Conclusion(r)),
+		CompletedAt: &gh.Timestamp{Time: in.Now.UTC()},
+		Output:      &gh.CheckRunOutput{Title: &title, Summary: &summary, Text: &text},
+	}
+	return p
+}
+
+// CheckName names the check run for the suite and the shard, so it is never the job's own.
+func CheckName(suite, shard string) string {
+	name := "tender: " + suite
+	if shard != "" {
+		name += " (shard " + shard + ")"
+	}
+	return Cap(name, MaxTitleChars, "…")
+}
+
+// Conclusion is the check-run conclusion of r. Any error verdict is a failure. When every pair
+// states an expectation, success means every expectation was met; otherwise success means every
+// pair was resolved.
+func Conclusion(r report.Results) string {
+	expected, met := 0, 0
+	for _, p := range r.Pairs {
+		if p.Verdict == report.Error {
+			return "failure"
+		}
+		if p.Expect != "" {
+			expected++
+			if p.Verdict == p.Expect {
+				met++
+			}
+		}
+	}
+	if len(r.Pairs) > 0 && expected == len(r.Pairs) {
+		return pick(met == expected, "success", "failure")
+	}
+	for _, p := range r.Pairs {
+		if p.Verdict != report.Resolved {
+			return "failure"
+		}
+	}
+	return "success"
+}
+
+func pick(ok bool, yes, no string) string {
+	if ok {
+		return yes
+	}
+	return no
+}
+
+// Title is the one-line headline of r.
+func Title(r report.Results) string {
+	c := counts(r)
+	return fmt.Sprintf("%d/%d resolved, %d unresolved, %d integrity violation(s), %d error(s)",
+		c[report.Resolved], len(r.Pairs), c[report.Unresolved], c[report.IntegrityViolation], c[report.Error])
+}
+
+func counts(r report.Results) map[report.Verdict]int {
+	c := map[report.Verdict]int{}
+	for _, p := range r.Pairs {
+		c[p.Verdict]++
+	}
+	return c
+}
+
+// Step is one request of a plan as the dry run prints it.
+type Step struct {
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	Body   any    `json:"body"`
+}
+
+// Steps lists the requests of p in the order they are sent. The id of the created check run
+// is not known before it exists, so later paths carry the placeholder {check_run_id}.
+func (p *Plan) Steps() []Step {
+	base := fmt.Sprintf("/repos/%s/%s/check-runs", p.Target.Owner, p.Target.Repo)
+	steps := []Step{{"POST", base, p.Create}}
+	for _, b := range p.Batches {
+		steps = append(steps, Step{"PATCH", base + "/{check_run_id}", b})
+	}
+	return append(steps, Step{"PATCH", base + "/{check_run_id}", p.Final})
+}
+
+// WriteDryRun prints the exact JSON payloads p would send, one indented document per step.
+func (p *Plan) WriteDryRun(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(p.Steps())
+}
+
+// sortedPairs returns r's pairs sorted by id, so plans are stable.
+func sortedPairs(r report.Results) []report.PairResult {
+	ps := append([]report.PairResult(nil), r.Pairs...)
+	sort.Slice(ps, func(i, j int) bool { return ps[i].ID < ps[j].ID })
+	return ps
+}
+
+func generatedSummary(r report.Results) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Tender: %s\n\n%s\n\n| verdict | pairs |\n| --- | --- |\n",
+		EscapeMarkdown(r.Suite), Title(r))
+	c := counts(r)
+	for _, v := range []report.Verdict{report.Resolved, report.Unresolved, report.IntegrityViolation, report.Error} {
+		fmt.Fprintf(&b, "| %s | %d |\n", v, c[v])
+	}
+	return b.String()
+}
+
+func detailText(r report.Results) string {
+	var b strings.Builder
+	for _, p := range sortedPairs(r) {
+		fmt.Fprintf(&b, "### %s: %s\n\n", EscapeMarkdown(p.ID), p.Verdict)
+		for _, rs := range p.Reasons {
+			fmt.Fprintf(&b, "- %s\n", EscapeMarkdown(reasonText(rs)))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func reasonText(r report.Reason) string {
+	s := r.Code
+	if r.Path != "" {
+		s += " " + r.Path
+		if r.Line > 0 {
+			s += fmt.Sprintf(" (line %d)", r.Line)
+		}
+	}
+	if r.Detail != "" {
+		s += ": " + r.Detail
+	}
+	return s
+}
