@@ -1,0 +1,9 @@
+//go:build !unix
+
+package bundle
+
+import "os"
+
+// openFlags: without O_NOFOLLOW, the type check after open (see openRegular) still refuses
+// anything but a regular file.
+const openFlags = os.O_RDONLY

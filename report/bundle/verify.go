@@ -1,0 +1,219 @@
+package bundle
+
+import (
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+)
+
+// VerifyOptions tune Verify.
+type VerifyOptions struct {
+	// RequireSignature fails verification (ErrUnsigned) unless a signature was checked with
+	// the given public key.
+	RequireSignature bool
+	// MaxEnvelopeSize overrides MaxEnvelopeSize when positive and smaller.
+	MaxEnvelopeSize int64
+}
+
+// Verify reads dir/bundle.dsse.json as hostile input, checks the signature with pub (when
+// pub is not nil), recomputes every file digest, and refuses files present but not listed,
+// listed but missing, symlinks and special files. Inputs outside the bundle are checked for
+// consistency with the predicate only (Verify cannot see them).
+//
+// On failure the error is a *FileError, or several joined, each naming the file and
+// wrapping a sentinel; the manifest is nil. When pub is nil and the bundle is signed,
+// Verify succeeds with Manifest.SignatureChecked false, unless opts.RequireSignature.
+func Verify(dir string, pub ed25519.PublicKey, opts VerifyOptions) (*Manifest, error) {
+	if pub != nil && len(pub) != ed25519.PublicKeySize {
+		return nil, fmt.Errorf("bundle: %w: an ed25519 public key has %d bytes", ErrKey, ed25519.PublicKeySize)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("bundle: opening %s: %w", dir, err)
+	}
+	defer root.Close()
+	m, pred, err := readStatement(root, pub, opts)
+	if err != nil {
+		return nil, err
+	}
+	probs := checkInputs(m.Subjects, pred)
+	treeProbs, err := compareTree(root, m.Files)
+	if err != nil {
+		return nil, err
+	}
+	probs = append(probs, treeProbs...)
+	if opts.RequireSignature && !m.SignatureChecked {
+		probs = append(probs, fileErr(EnvelopeName, ErrUnsigned, "%s", m.SignatureStatus()))
+	}
+	if err := joinProblems(probs); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// readStatement reads, parses and (with pub) authenticates the envelope.
+func readStatement(root *os.Root, pub ed25519.PublicKey, opts VerifyOptions) (*Manifest, Predicate, error) {
+	data, err := readEnvelope(root, envelopeLimit(opts))
+	if err != nil {
+		return nil, Predicate{}, err
+	}
+	env, payload, err := parseEnvelope(data)
+	if err != nil {
+		return nil, Predicate{}, fileErr(EnvelopeName, ErrMalformed, "%v", err)
+	}
+	keyID, checked, err := checkSignature(env, pub)
+	if err != nil {
+		return nil, Predicate{}, err
+	}
+	doc, err := parseStatement(payload)
+	if err != nil {
+		return nil, Predicate{}, fileErr(EnvelopeName, ErrMalformed, "%v", err)
+	}
+	m := &Manifest{Signed: len(env.Signatures) > 0, SignatureChecked: checked, KeyID: keyID,
+		Statement: payload, EnvelopeSHA256: digestBytes(data), Created: mustTime(doc.Predicate.Created)}
+	for _, s := range doc.Subject {
+		m.Subjects = append(m.Subjects, Subject{Name: s.Name, SHA256: s.Digest["sha256"]})
+	}
+	m.split(doc.Predicate)
+	return m, doc.Predicate, nil
+}
+
+func envelopeLimit(opts VerifyOptions) int64 {
+	if opts.MaxEnvelopeSize > 0 && opts.MaxEnvelopeSize < MaxEnvelopeSize {
+		return opts.MaxEnvelopeSize
+	}
+	return MaxEnvelopeSize
+}
+
+// readEnvelope opens the envelope as a regular file (no symlink) and reads it under the cap.
+func readEnvelope(root *os.Root, limit int64) ([]byte, error) {
+	f, err := root.OpenFile(EnvelopeName, openFlags, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fileErr(EnvelopeName, ErrMissing, "no envelope: this directory was never sealed")
+	}
+	if err != nil {
+		return nil, fileErr(EnvelopeName, ErrUnsafe, "cannot open as a regular file: %v", err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("bundle: %s: %w", EnvelopeName, err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fileErr(EnvelopeName, ErrUnsafe, "is not a regular file (%s)", info.Mode().Type())
+	}
+	data, err := readCapped(f, limit)
+	if err != nil {
+		return nil, fileErr(EnvelopeName, ErrMalformed, "%v", err)
+	}
+	return data, nil
+}
+
+// checkInputs recomputes the input digests the predicate can vouch for: tool, options and
+// image ids. Input files live outside the bundle; the caller compares Manifest.Inputs.
+func checkInputs(subjects []Subject, pred Predicate) []*FileError {
+	want := map[string]string{inputTool: digestBytes([]byte(pred.Tool)), inputOptions: optionsDigest(pred.Options)}
+	for name, id := range pred.Images {
+		h, ok := imageHex(id)
+		if !ok {
+			h = "not a sha256 image id: " + safeQuote(id)
+		}
+		want[inputImage+name] = h
+	}
+	var probs []*FileError
+	for _, s := range subjects {
+		if isPredicateInput(s.Name) {
+			probs = append(probs, compareInput(s, want)...)
+			delete(want, s.Name)
+		}
+	}
+	for name := range want {
+		probs = append(probs, fileErr(safeQuote(name), ErrMissing, "the predicate names it but no subject digests it"))
+	}
+	sortProblems(probs)
+	return probs
+}
+
+func isPredicateInput(name string) bool {
+	return name == inputTool || name == inputOptions || strings.HasPrefix(name, inputImage)
+}
+
+func compareInput(s Subject, want map[string]string) []*FileError {
+	w, ok := want[s.Name]
+	switch {
+	case !ok:
+		return []*FileError{fileErr(s.Name, ErrUnexpected, "a subject the predicate does not describe")}
+	case w != s.SHA256:
+		return []*FileError{fileErr(s.Name, ErrTampered, "the predicate gives %s, the subject says %s", w, s.SHA256)}
+	}
+	return nil
+}
+
+// compareTree walks the bundle and checks it against the listed files.
+func compareTree(root *os.Root, listed []Subject) ([]*FileError, error) {
+	t, err := walkBundle(root)
+	if err != nil {
+		return nil, err
+	}
+	probs := t.refused
+	onDisk := make(map[string]bool, len(t.files))
+	for _, f := range t.files {
+		onDisk[f] = true
+	}
+	for _, s := range listed {
+		if !onDisk[s.Name] {
+			probs = append(probs, missing(root, s.Name))
+			continue
+		}
+		delete(onDisk, s.Name)
+		if p := compareFile(root, s); p != nil {
+			probs = append(probs, p)
+		}
+	}
+	for name := range onDisk {
+		probs = append(probs, fileErr(name, ErrUnexpected, "remove it or seal the bundle again"))
+	}
+	sortProblems(probs)
+	return probs, nil
+}
+
+// missing explains a listed file that the walk did not find as a regular file.
+func missing(root *os.Root, name string) *FileError {
+	info, err := root.Lstat(name)
+	if err != nil {
+		return fileErr(name, ErrMissing, "no such file")
+	}
+	return fileErr(name, ErrMissing, "a %s is there instead of a regular file", describeMode(info.Mode()))
+}
+
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	}
+	return "special file"
+}
+
+func compareFile(root *os.Root, s Subject) *FileError {
+	got, err := digestFile(root, s.Name)
+	var fe *FileError
+	switch {
+	case errors.As(err, &fe):
+		return fe
+	case err != nil:
+		return fileErr(s.Name, ErrMissing, "%v", err)
+	case got != s.SHA256:
+		return fileErr(s.Name, ErrTampered, "sha256 is %s, the statement says %s", got, s.SHA256)
+	}
+	return nil
+}
+
+func sortProblems(p []*FileError) {
+	sort.SliceStable(p, func(i, j int) bool { return p[i].Path < p[j].Path })
+}
