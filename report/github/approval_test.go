@@ -8,14 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func reviewJSON(state, login string, envs ...string) map[string]any {
-	var es []map[string]any
-	for _, e := range envs {
-		es = append(es, map[string]any{"id": 1, "name": e})
-	}
-	return map[string]any{"state": state, "comment": "", "environments": es, "user": map[string]any{"login": login}}
-}
-
 func TestCheckApproval(t *testing.T) {
 	cases := []struct {
 		name    string

@@ -3,6 +3,7 @@ package github
 import (
 	"fmt"
 	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -110,7 +111,7 @@ func (l *Locator) Locate(p report.PairResult) Location {
 			return loc
 		}
 	}
-	return l.pairEntry(p.ID)
+	return l.pairEntry(p)
 }
 
 func (l *Locator) hunk(p report.PairResult) (Location, bool) {
@@ -147,12 +148,17 @@ func (l *Locator) entry(id string) (entry, bool) {
 	return e, ok
 }
 
-func (l *Locator) pairEntry(id string) Location {
-	line := 1
-	if e, ok := l.entry(id); ok {
-		line = e.line
+// pairEntry prefers the locator's own reading of tender.yaml (repository-relative), then the
+// suite file and line the grader recorded when that path is relative.
+func (l *Locator) pairEntry(p report.PairResult) Location {
+	if e, ok := l.entry(p.ID); ok {
+		return Location{Path: l.file("tender.yaml"), Line: e.line}
 	}
-	return Location{Path: l.file("tender.yaml"), Line: line}
+	loc := Location{Path: l.file("tender.yaml"), Line: max(p.Line, 1)}
+	if f := path.Clean(filepath.ToSlash(p.SuiteFile)); p.SuiteFile != "" && !path.IsAbs(f) && !strings.HasPrefix(f, "../") {
+		loc.Path = f
+	}
+	return loc
 }
 
 func (loc Location) String() string { return loc.Path + ":" + strconv.Itoa(loc.Line) }

@@ -42,6 +42,9 @@ func TestLocate(t *testing.T) {
 		{"unresolved: the entry", report.PairResult{ID: "gold-fix", Verdict: report.Unresolved}, Location{"fixtures/demo/tender.yaml", 6}},
 		{"id not first in its entry", report.PairResult{ID: "late-id", Verdict: report.Error}, Location{"fixtures/demo/tender.yaml", 12}},
 		{"unknown pair", report.PairResult{ID: "nope", Verdict: report.Error}, Location{"fixtures/demo/tender.yaml", 1}},
+		{"unknown pair, grader's record", report.PairResult{ID: "nope", Verdict: report.Error, SuiteFile: "suites/x/tender.yaml", Line: 30}, Location{"suites/x/tender.yaml", 30}},
+		{"unknown pair, absolute record", report.PairResult{ID: "nope", Verdict: report.Error, SuiteFile: "/github/workspace/tender.yaml", Line: 30}, Location{"fixtures/demo/tender.yaml", 30}},
+		{"unknown pair, escaping record", report.PairResult{ID: "nope", Verdict: report.Error, SuiteFile: "../../etc/tender.yaml", Line: 3}, Location{"fixtures/demo/tender.yaml", 3}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
