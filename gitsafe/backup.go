@@ -1,0 +1,108 @@
+package gitsafe
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// applyBackup holds the state of every path a patch touches, so that a
+// failed git apply (which can fail half way through writing) is undone.
+type applyBackup struct {
+	dir     string
+	store   string                 // private copies of existing files
+	files   map[string]fs.FileMode // path -> original mode of files that existed
+	absent  []string               // touched paths that did not exist
+	newDirs []string               // directories that did not exist
+}
+
+func backup(dir string, paths []string) (*applyBackup, error) {
+	store, err := os.MkdirTemp("", "tender-apply-")
+	if err != nil {
+		return nil, err
+	}
+	b := &applyBackup{dir: dir, store: store, files: map[string]fs.FileMode{}}
+	for _, p := range paths {
+		if err := b.save(p); err != nil {
+			b.discard()
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+func (b *applyBackup) save(path string) error {
+	full := filepath.Join(b.dir, filepath.FromSlash(path))
+	fi, err := os.Lstat(full)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		b.absent = append(b.absent, path)
+		b.noteNewDirs(path)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil // git apply refuses to replace a directory; nothing to save
+	}
+	dst := filepath.Join(b.store, filepath.FromSlash(path))
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+		return err
+	}
+	b.files[path] = fi.Mode().Perm()
+	return copyFile(full, dst)
+}
+
+func (b *applyBackup) noteNewDirs(path string) {
+	parts := strings.Split(path, "/")
+	for i := 1; i < len(parts); i++ {
+		d := strings.Join(parts[:i], "/")
+		if _, err := os.Lstat(filepath.Join(b.dir, filepath.FromSlash(d))); errors.Is(err, fs.ErrNotExist) {
+			b.newDirs = append(b.newDirs, d)
+		}
+	}
+}
+
+// restore puts every touched path back as it was.
+func (b *applyBackup) restore() error {
+	var errs []error
+	for _, p := range b.absent {
+		if err := os.RemoveAll(filepath.Join(b.dir, filepath.FromSlash(p))); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for p, mode := range b.files {
+		errs = append(errs, b.restoreFile(p, mode))
+	}
+	sort.Slice(b.newDirs, func(i, j int) bool { return len(b.newDirs[i]) > len(b.newDirs[j]) })
+	for _, d := range b.newDirs {
+		_ = os.Remove(filepath.Join(b.dir, filepath.FromSlash(d))) // only if empty
+	}
+	return errors.Join(errs...)
+}
+
+func (b *applyBackup) restoreFile(path string, mode fs.FileMode) error {
+	full := filepath.Join(b.dir, filepath.FromSlash(path))
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return err
+	}
+	if fi, err := os.Lstat(full); err == nil && fi.IsDir() {
+		if err := os.RemoveAll(full); err != nil {
+			return err
+		}
+	} else if err == nil {
+		if err := os.Remove(full); err != nil {
+			return err
+		}
+	}
+	if err := copyFile(filepath.Join(b.store, filepath.FromSlash(path)), full); err != nil {
+		return err
+	}
+	return os.Chmod(full, mode)
+}
+
+func (b *applyBackup) discard() { _ = os.RemoveAll(b.store) }

@@ -1,0 +1,158 @@
+package gitsafe
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/bluekeyes/go-gitdiff/gitdiff"
+)
+
+// MaxPatchBytes is the largest patch ParsePatch accepts.
+var MaxPatchBytes = 10 << 20
+
+// Patch is a parsed patch whose every path has been validated.
+type Patch struct {
+	Raw   []byte
+	Files []FileChange
+}
+
+// FileChange is one file of a patch. Paths are repository-relative with the
+// a/ and b/ (or -p1) prefix removed; "" stands for /dev/null.
+type FileChange struct {
+	OldPath, NewPath                            string
+	IsNew, IsDelete, IsRename, IsCopy, IsBinary bool
+	OldMode, NewMode                            uint32
+	Line                                        int // 1-based line of this file's header in Raw
+}
+
+// Git modes a patch may carry. Anything else (120000 symlink, 160000
+// submodule, 040000 directory) is refused.
+const (
+	modeFile = 0o100644
+	modeExec = 0o100755
+)
+
+// ParsePatch parses a unified or git diff and validates every path and mode
+// before git ever sees it. A patch over MaxPatchBytes is refused with
+// ErrPatchTooLarge; an empty patch (whitespace only) yields no files.
+func ParsePatch(data []byte) (*Patch, error) {
+	if len(data) > MaxPatchBytes {
+		return nil, fmt.Errorf("%w: %d bytes, limit %d (MaxPatchBytes)", ErrPatchTooLarge, len(data), MaxPatchBytes)
+	}
+	p := &Patch{Raw: data}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return p, nil
+	}
+	files, _, err := gitdiff.Parse(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrPatchInvalid, err)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%w: no file change found in a non-empty patch", ErrPatchInvalid)
+	}
+	headers := scanFileHeaders(data)
+	if len(headers) != len(files) {
+		return nil, fmt.Errorf("%w: found %d file headers but parsed %d files", ErrPatchInvalid, len(headers), len(files))
+	}
+	for i, f := range files {
+		fc, err := fileChange(f, headers[i])
+		if err != nil {
+			return nil, err
+		}
+		p.Files = append(p.Files, fc)
+	}
+	return p, nil
+}
+
+func fileChange(f *gitdiff.File, h fileHeader) (FileChange, error) {
+	fc := FileChange{
+		IsNew: f.IsNew, IsDelete: f.IsDelete, IsRename: f.IsRename, IsCopy: f.IsCopy, IsBinary: f.IsBinary,
+		OldMode: uint32(f.OldMode), NewMode: uint32(f.NewMode), Line: h.line,
+	}
+	var err error
+	if fc.OldPath, err = patchName(f.OldName, h); err != nil {
+		return fc, err
+	}
+	if fc.NewPath, err = patchName(f.NewName, h); err != nil {
+		return fc, err
+	}
+	if f.IsNew {
+		fc.OldPath = ""
+	}
+	if f.IsDelete {
+		fc.NewPath = ""
+	}
+	return fc, checkFileChange(fc)
+}
+
+// patchName turns a parsed name into a repository path. go-gitdiff strips
+// the a/ b/ prefix of git diffs itself; for a traditional diff it keeps the
+// first component, which git apply (-p1) strips, so strip it here too.
+func patchName(name string, h fileHeader) (string, error) {
+	if name == "" || name == "/dev/null" || h.git {
+		if name == "/dev/null" {
+			return "", nil
+		}
+		return name, nil
+	}
+	_, rest, ok := strings.Cut(name, "/")
+	if !ok {
+		return "", fmt.Errorf("%w: line %d: traditional diff path %q has no leading directory for -p1 to strip", ErrPatchInvalid, h.line, name)
+	}
+	return strings.TrimLeft(rest, "/"), nil
+}
+
+func checkFileChange(fc FileChange) error {
+	for _, p := range []string{fc.OldPath, fc.NewPath} {
+		if p == "" {
+			continue
+		}
+		if err := ValidatePath(p); err != nil {
+			return fmt.Errorf("patch line %d: %w", fc.Line, err)
+		}
+	}
+	if fc.OldPath == "" && fc.NewPath == "" {
+		return fmt.Errorf("%w: line %d: file change without a path", ErrPatchInvalid, fc.Line)
+	}
+	for _, m := range []uint32{fc.OldMode, fc.NewMode} {
+		if err := checkMode(fc, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkMode(fc FileChange, m uint32) error {
+	path := fc.NewPath
+	if path == "" {
+		path = fc.OldPath
+	}
+	switch m {
+	case 0, modeFile, modeExec:
+		return nil
+	case 0o120000:
+		return fmt.Errorf("patch line %d: %w", fc.Line, unsafePath(path, "symlink mode 120000"))
+	case 0o160000:
+		return fmt.Errorf("patch line %d: %w", fc.Line, unsafePath(path, "submodule mode 160000"))
+	}
+	return fmt.Errorf("patch line %d: %w", fc.Line, unsafePath(path, fmt.Sprintf("unsupported mode %o", m)))
+}
+
+// Paths returns every path the patch touches, old and new, deduplicated and
+// sorted.
+func (p *Patch) Paths() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range p.Files {
+		for _, path := range []string{f.OldPath, f.NewPath} {
+			if path != "" && !seen[path] {
+				seen[path] = true
+				out = append(out, path)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
