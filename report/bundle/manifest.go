@@ -97,8 +97,8 @@ func inputFileSubjects(files map[string]string) ([]Subject, error) {
 		if reason := pathProblem(name); reason != "" {
 			return nil, fmt.Errorf("bundle: input file %q: %s", safeQuote(name), reason)
 		}
-		if name == "tool" || name == "options" || strings.HasPrefix(name, "image/") {
-			return nil, fmt.Errorf("bundle: input file %q: the names tool, options and image/... are reserved", name)
+		if name == "tool" || name == "options" || strings.HasPrefix(name, "image/") || strings.HasPrefix(name, inputPrefix) {
+			return nil, fmt.Errorf("bundle: input file %q: the names tool, options, image/... and input:... are reserved (the prefix input: is added for you)", name)
 		}
 		if !validHex(sum) {
 			return nil, fmt.Errorf("bundle: input file %q: digest must be a lowercase hex sha256", name)

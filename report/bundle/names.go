@@ -44,7 +44,9 @@ func pathProblem(p string) string {
 		return "path contains a backslash; use slashes"
 	case path.IsAbs(p):
 		return "path is absolute; it must be relative to the bundle"
-	case p == "." || p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, "/../") || strings.HasSuffix(p, "/.."):
+	case p == ".":
+		return "path is the bundle itself"
+	case p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, "/../") || strings.HasSuffix(p, "/.."):
 		return `path escapes the bundle ("..")`
 	case path.Clean(p) != p:
 		return "path is not clean (double slash, trailing slash or \".\" element)"

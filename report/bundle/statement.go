@@ -177,14 +177,14 @@ func checkVolatile(v []string) error {
 // checkSubjects: sorted, unique, well named, exactly one lowercase sha256 each.
 func checkSubjects(subs []subjectDoc) error {
 	for i, s := range subs {
-		if i > 0 && subs[i-1].Name >= s.Name {
-			return fmt.Errorf("subjects are not sorted and unique at %q", safeQuote(s.Name))
-		}
 		if err := checkSubjectName(s.Name); err != nil {
 			return err
 		}
 		if len(s.Digest) != 1 || !validHex(s.Digest["sha256"]) {
 			return fmt.Errorf("subject %q must have exactly one digest, a lowercase hex sha256", safeQuote(s.Name))
+		}
+		if i > 0 && subs[i-1].Name >= s.Name {
+			return fmt.Errorf("subjects are not sorted and unique at %q", safeQuote(s.Name))
 		}
 	}
 	return nil
