@@ -1,0 +1,121 @@
+package integrity
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tender-grader/tender/report"
+)
+
+// Reason codes Scan emits. They are stable: the README documents them.
+const (
+	CodeProtected = "protected_path"
+	CodeEvaluator = "evaluator_asset"
+	CodeGitPath   = "git_path"
+	CodeShadowing = "shadowing_module"
+	// CodeUnsafePath backs up gitsafe's own patch validation: an absolute path, a "..", an empty
+	// component, a backslash or NUL, or a symlink or submodule mode.
+	CodeUnsafePath = "unsafe_path"
+)
+
+// Change is one file of a candidate patch. OldPath is "" for a created file and NewPath is ""
+// for a deleted one ("/dev/null" is read as ""). Line is the patch line of the file's header.
+// Mode is the new git mode (0100644, 0100755, 0120000, 0160000), or 0 when the patch gives
+// none. Binary is informational: a binary change is judged by its paths like any other.
+type Change struct {
+	OldPath, NewPath string
+	Line             int
+	Binary           bool
+	Mode             uint32
+}
+
+// Policy is what a pair's patch must not touch.
+type Policy struct {
+	Protected *Matcher // protected_paths, compiled with fold
+	Restored  *Matcher // restored_paths (a conftest.py under them is reset, so allowed)
+	// Evaluator lists evaluator-owned paths: every path the test patch touches and every hidden
+	// asset's target path. A candidate path equal to one (in the fold form), or an ancestor or
+	// a descendant of one, is a violation.
+	Evaluator []string
+}
+
+const (
+	modeSymlink   = 0o120000
+	modeSubmodule = 0o160000
+	modeTypeMask  = 0o170000
+)
+
+// Scan returns one report.Reason per violation, in patch order: for each change, each of its
+// distinct paths is checked for every code. No violation gives nil. Scan never stops early, so
+// the result names everything that is wrong with a patch.
+func Scan(changes []Change, p Policy) []report.Reason {
+	ev := newEvaluatorSet(p.Evaluator)
+	var out []report.Reason
+	for _, c := range changes {
+		for _, path := range changePaths(c) {
+			out = append(out, scanPath(path, c.Line, p, ev)...)
+		}
+		if t := c.Mode & modeTypeMask; t == modeSymlink || t == modeSubmodule {
+			out = append(out, reason(CodeUnsafePath, firstNonEmpty(c.NewPath, c.OldPath), c.Line,
+				fmt.Sprintf("mode %o creates a symlink or submodule; patches may only create regular files", c.Mode)))
+		}
+	}
+	return out
+}
+
+func changePaths(c Change) []string {
+	var out []string
+	for _, p := range []string{c.OldPath, c.NewPath} {
+		if p == "" || p == "/dev/null" || (len(out) == 1 && out[0] == p) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// scanPath checks one path against every rule.
+func scanPath(path string, line int, p Policy, ev evaluatorSet) []report.Reason {
+	if problem := cleanPathProblem(path); problem != "" {
+		return []report.Reason{reason(CodeUnsafePath, path, line, problem+"; patch paths must be clean and relative")}
+	}
+	var out []report.Reason
+	if pat, ok := p.Protected.Which(path); ok {
+		out = append(out, reason(CodeProtected, path, line, fmt.Sprintf("matches protected_paths pattern %q", pat)))
+	}
+	if owned, ok := ev.conflict(path); ok {
+		out = append(out, reason(CodeEvaluator, path, line, fmt.Sprintf("collides with evaluator-owned path %q", owned)))
+	}
+	if comp, ok := gitComponent(path); ok {
+		out = append(out, reason(CodeGitPath, path, line, fmt.Sprintf("component %q is (or may alias) .git", comp)))
+	}
+	if why := shadowReason(path, p.Restored.Match); why != "" {
+		out = append(out, reason(CodeShadowing, path, line, why))
+	}
+	return out
+}
+
+func reason(code, path string, line int, detail string) report.Reason {
+	return report.Reason{Code: code, Path: path, Line: line,
+		Detail: fmt.Sprintf("patch line %d: %q %s", line, path, detail)}
+}
+
+// gitComponent finds a component that is .git or that a file system may resolve to .git:
+// trailing dots and spaces (NTFS), an alternate data stream (".git::$INDEX_ALLOCATION"), the
+// 8.3 short name GIT~1, and case or ignorable-code-point variants (HFS+).
+func gitComponent(path string) (string, bool) {
+	for _, c := range strings.Split(path, "/") {
+		f := strings.TrimRight(canonical(c), ". ")
+		if f == ".git" || f == "git~1" || strings.HasPrefix(f, ".git:") {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" && a != "/dev/null" {
+		return a
+	}
+	return b
+}
