@@ -1,0 +1,8 @@
+package broken
+
+import "testing"
+
+func TestF(t *testing.T) {
+	var x int = "not an int"
+	_ = x
+}

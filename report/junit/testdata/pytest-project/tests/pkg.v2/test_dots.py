@@ -1,0 +1,2 @@
+def test_in_dotted_dir():
+    assert True
