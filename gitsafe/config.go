@@ -71,6 +71,10 @@ func checkConfigEntry(path, section, key, value string) error {
 		}
 	case "extensions.partialclone":
 		return unsafeRepo(path, "extensions.partialClone: a partial clone with a promisor remote could fetch objects lazily")
+	case "remote.promisor", "remote.partialclonefilter":
+		if v != "false" && v != "no" && v != "off" && v != "0" {
+			return unsafeRepo(path, "remote."+key+": a partial clone with a promisor remote could fetch objects lazily")
+		}
 	case "extensions.refstorage":
 		if v != "files" {
 			return unsafeRepo(path, fmt.Sprintf("extensions.refStorage=%s: only the files ref backend is supported", value))

@@ -166,11 +166,14 @@ func wanted(rel string) bool {
 // SHA-256 repository stores 62-hex names under objects/xx/.
 func checkObjectName(path, rel string) error {
 	parts := strings.Split(rel, "/")
-	if len(parts) != 3 || parts[0] != "objects" || !isHex(parts[1]) || len(parts[1]) != 2 {
+	if len(parts) != 3 || parts[0] != "objects" {
 		return nil
 	}
-	name := parts[2]
-	if len(name) == 62 && isHex(name) {
+	name := parts[len(parts)-1]
+	if strings.HasSuffix(name, ".promisor") {
+		return unsafeRepo(path, "promisor pack: a partial clone, whose missing objects would be fetched lazily")
+	}
+	if len(parts[1]) == 2 && isHex(parts[1]) && len(name) == 62 && isHex(name) {
 		return unsafeRepo(path, "loose object with a SHA-256 name: only SHA-1 repositories are supported")
 	}
 	return nil

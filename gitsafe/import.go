@@ -89,6 +89,12 @@ func (r *Repo) importFastExport(ctx context.Context) error {
 		return err
 	}
 	defer f.Close()
+	if err := scanFastExport(r.src.Path, f); err != nil {
+		return err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
 	if err := initPrivate(r.gitDir); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -88,6 +89,10 @@ func initPrivate(gitDir string) error {
 	}
 	if err := writeNew(filepath.Join(gitDir, "config"), []byte(tenderConfig)); err != nil {
 		return err
+	}
+	head := filepath.Join(gitDir, "HEAD")
+	if _, err := os.Lstat(head); errors.Is(err, fs.ErrNotExist) {
+		return writeNew(head, []byte("ref: refs/heads/main\n"))
 	}
 	return nil
 }
