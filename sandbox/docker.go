@@ -1,0 +1,72 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/docker/docker/client"
+)
+
+// ErrEngine wraps a failure to reach or use the Docker engine.
+var ErrEngine = errors.New("docker engine")
+
+// Docker runs each check in a brand-new hardened container through the Docker Engine API.
+// It honours DOCKER_HOST and the other DOCKER_* client variables, and negotiates the API
+// version with the engine.
+type Docker struct {
+	cli  *client.Client
+	self owner
+	// Log receives one line per container event worth knowing (sweeps, kills). Nil discards.
+	Log io.Writer
+	// Grace bounds how long a kill and forced removal may take after a deadline.
+	Grace time.Duration
+	// SetupTimeout bounds creating the container and streaming the workspace in.
+	SetupTimeout time.Duration
+	// SweepForeignAfter, when positive, lets Sweep remove containers made on another host
+	// (for example by an earlier container action) once they are this old.
+	SweepForeignAfter time.Duration
+}
+
+// NewDocker connects to the engine named by the environment (DOCKER_HOST, or the default
+// socket), negotiates the API version and pings it.
+func NewDocker(ctx context.Context) (*Docker, error) {
+	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrEngine, err)
+	}
+	cli.NegotiateAPIVersion(ctx)
+	if _, err := cli.Ping(ctx); err != nil {
+		cli.Close()
+		return nil, fmt.Errorf("%w: cannot reach it at %s (is the daemon running, and is DOCKER_HOST right?): %w", ErrEngine, cli.DaemonHost(), err)
+	}
+	self, err := currentOwner()
+	if err != nil {
+		cli.Close()
+		return nil, err
+	}
+	return &Docker{cli: cli, self: self, Grace: 10 * time.Second, SetupTimeout: 2 * time.Minute}, nil
+}
+
+// Name is "docker".
+func (d *Docker) Name() string { return "docker" }
+
+// Close releases the client connection.
+func (d *Docker) Close() error { return d.cli.Close() }
+
+// APIVersion is the negotiated Engine API version.
+func (d *Docker) APIVersion() string { return d.cli.ClientVersion() }
+
+func (d *Docker) logf(format string, args ...any) {
+	if d.Log != nil {
+		fmt.Fprintf(d.Log, "sandbox: "+format+"\n", args...)
+	}
+}
+
+// cleanupContext outlives a cancelled parent, so a cancelled run still removes its
+// containers, but it has its own deadline.
+func (d *Docker) cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), d.Grace+20*time.Second)
+}

@@ -1,0 +1,231 @@
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/pkg/stdcopy"
+)
+
+// runCommand runs the check's command with its deadline. At the deadline the whole container
+// is killed (there is no API to kill one exec), which also ends the output stream.
+func (d *Docker) runCommand(ctx context.Context, b *box, spec Spec, lim Limits, res *Result) error {
+	stdout, stderr := newCapWriter(lim.OutputBytes), newCapWriter(lim.OutputBytes)
+	e, err := d.startExec(ctx, b, dockerLayout.expand(spec.Command), dockerLayout.environ(spec.Env), false)
+	if err != nil {
+		return err
+	}
+	defer e.conn.Close()
+	start := time.Now()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = stdcopy.StdCopy(stdout, stderr, e.conn.Reader)
+	}()
+	ended, err := d.await(ctx, b, e, done, lim.Timeout)
+	res.Wall = time.Since(start)
+	e.conn.Close()
+	<-done
+	res.Stdout, res.Stderr = stdout.capture(), stderr.capture()
+	if err != nil {
+		return err
+	}
+	if !ended {
+		res.TimedOut, res.ExitCode = true, -1
+		return nil
+	}
+	code, running, err := d.waitExit(ctx, e)
+	if err != nil {
+		return err
+	}
+	if running {
+		return fmt.Errorf("%w: %s: command still running after its output closed", ErrEngine, b.name)
+	}
+	res.ExitCode = code
+	return nil
+}
+
+// await returns true when the command ended, false when the deadline killed it, and an
+// error when ctx was cancelled (the caller removes the container).
+func (d *Docker) await(ctx context.Context, b *box, e *execution, done <-chan struct{}, timeout time.Duration) (bool, error) {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	poll := time.NewTicker(250 * time.Millisecond)
+	defer poll.Stop()
+	for {
+		select {
+		case <-done:
+			return true, nil
+		case <-ctx.Done():
+			return false, fmt.Errorf("%s: cancelled: %w", b.name, context.Cause(ctx))
+		case <-deadline.C:
+			d.logf("%s: deadline of %s reached: killing the container", b.name, timeout)
+			d.kill(ctx, b)
+			return false, nil
+		case <-poll.C:
+			if _, running, err := d.exitCode(ctx, e); err == nil && !running {
+				return d.drain(done), nil
+			}
+		}
+	}
+}
+
+// drain waits a moment for the output to close after the process exited. A background
+// child may hold the pipe open; the check has still ended.
+func (d *Docker) drain(done <-chan struct{}) bool {
+	select {
+	case <-done:
+	case <-time.After(streamDrain):
+	}
+	return true
+}
+
+// collect reads what the engine and the container's cgroup say about the finished command,
+// then the JUnit report.
+func (d *Docker) collect(ctx context.Context, b *box, res *Result) error {
+	res.PeakMemory = d.peakMemory(ctx, b)
+	if err := d.probe(ctx, b, res); err != nil {
+		return err
+	}
+	if err := d.readJUnit(ctx, b, res); err != nil {
+		return err
+	}
+	in, err := d.cli.ContainerInspect(ctx, b.id)
+	if err != nil {
+		return fmt.Errorf("%w: inspect %s: %w", ErrEngine, b.name, err)
+	}
+	if in.State != nil && in.State.OOMKilled {
+		res.OOMKilled = true
+	}
+	return nil
+}
+
+// peakMemory is the cgroup's max usage as the engine reports it (cgroup v1); 0 otherwise.
+func (d *Docker) peakMemory(ctx context.Context, b *box) int64 {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	st, err := d.cli.ContainerStatsOneShot(ctx, b.id)
+	if err != nil {
+		return 0
+	}
+	defer st.Body.Close()
+	var s container.StatsResponse
+	if err := json.NewDecoder(io.LimitReader(st.Body, 1<<20)).Decode(&s); err != nil {
+		return 0
+	}
+	return int64(s.MemoryStats.MaxUsage)
+}
+
+// probeScript reads the kernel's own counters, which code in the check cannot forge: OOM
+// kills of the memory cgroup, forks refused by the pids cgroup, and the tmpfs fill levels.
+// Paths for cgroup v1 and v2 are both tried.
+const probeScript = `cat /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events 2>/dev/null
+echo ==
+cat /sys/fs/cgroup/pids/pids.events /sys/fs/cgroup/pids.events 2>/dev/null
+echo ==
+df -P -k /workspace /tender /tmp`
+
+func (d *Docker) probe(ctx context.Context, b *box, res *Result) error {
+	out := newCapWriter(64 << 10)
+	_, err := d.runSmall(ctx, b, []string{"sh", "-c", probeScript}, nil, out, io.Discard, 30*time.Second)
+	if err != nil {
+		d.logf("%s: probe failed, OOM/pids/disk counters unknown: %v", b.name, err)
+		return nil
+	}
+	p := parseProbe(out.capture().String())
+	res.OOMKilled = res.OOMKilled || p.oomKills > 0
+	res.PidsLimitHit = p.pidsMax > 0
+	res.DiskFull = p.diskFull
+	return nil
+}
+
+type probeResult struct {
+	oomKills, pidsMax int64
+	diskFull          bool
+}
+
+func parseProbe(text string) probeResult {
+	var p probeResult
+	parts := strings.SplitN(text, "==\n", 3)
+	for len(parts) < 3 {
+		parts = append(parts, "")
+	}
+	p.oomKills = counter(parts[0], "oom_kill")
+	p.pidsMax = counter(parts[1], "max")
+	p.diskFull = anyFull(parts[2])
+	return p
+}
+
+// counter returns the value of the "key N" line, 0 when absent.
+func counter(text, key string) int64 {
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 2 && f[0] == key {
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// anyFull reads `df -P -k` output: a filesystem with under 1% or 64 KiB free is full.
+func anyFull(text string) bool {
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 6 {
+			continue
+		}
+		size, err1 := strconv.ParseInt(f[1], 10, 64)
+		avail, err2 := strconv.ParseInt(f[3], 10, 64)
+		if err1 != nil || err2 != nil || size <= 0 {
+			continue
+		}
+		if avail < 64 || avail*100 < size {
+			return true
+		}
+	}
+	return false
+}
+
+// readJUnit copies the report back through an exec, capped. A missing file leaves JUnit nil.
+func (d *Docker) readJUnit(ctx context.Context, b *box, res *Result) error {
+	buf := &limitBuffer{limit: MaxJUnitBytes}
+	code, err := d.runSmall(ctx, b, []string{"cat", dockerLayout.JUnit}, nil, buf, io.Discard, time.Minute)
+	switch {
+	case buf.over:
+		res.JUnitTooLarge = true
+	case err != nil:
+		return err
+	case code == 0:
+		res.JUnit = bytes.Clone(buf.b.Bytes())
+	}
+	return nil
+}
+
+var errWriterFull = errors.New("capped output is full")
+
+// limitBuffer accepts up to limit bytes, then fails so the reader stops.
+type limitBuffer struct {
+	b     bytes.Buffer
+	limit int
+	over  bool
+}
+
+func (l *limitBuffer) Write(p []byte) (int, error) {
+	if l.b.Len()+len(p) > l.limit {
+		l.over = true
+		return 0, errWriterFull
+	}
+	return l.b.Write(p)
+}

@@ -1,0 +1,169 @@
+package sandbox
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types/container"
+)
+
+// VerifierUser is the uid:gid every check runs as.
+const VerifierUser = "65532:65532"
+
+// dockerLayout is where the tokens point inside a container. The JUnit file lives under
+// /tender, outside the workspace the candidate's tree was written to.
+var dockerLayout = layoutUnder("/workspace", "/tender")
+
+// box is one started container.
+type box struct {
+	id, name, imageID string
+}
+
+// Run creates a new container for spec, streams the workspace in, runs the command under the
+// deadline, collects the results and removes the container, whatever happened.
+func (d *Docker) Run(ctx context.Context, spec Spec) (*Result, error) {
+	if err := spec.validate(); err != nil {
+		return nil, err
+	}
+	if spec.Image == "" {
+		return nil, fmt.Errorf("%w: %s: no image", ErrBadSpec, spec.Name)
+	}
+	lim := spec.Limits.withDefaults()
+	b, err := d.startBox(ctx, spec, lim)
+	if err != nil {
+		return nil, err
+	}
+	defer d.removeBox(ctx, b)
+	if err := d.streamIn(ctx, b, spec); err != nil {
+		return nil, err
+	}
+	res := &Result{Backend: "docker", Isolated: true, ImageID: b.imageID}
+	if err := d.runCommand(ctx, b, spec, lim, res); err != nil {
+		return nil, err
+	}
+	if !res.TimedOut {
+		if err := d.collect(ctx, b, res); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (d *Docker) startBox(ctx context.Context, spec Spec, lim Limits) (*box, error) {
+	sctx, cancel := context.WithTimeout(ctx, d.SetupTimeout)
+	defer cancel()
+	img, err := d.cli.ImageInspect(sctx, spec.Image)
+	if err != nil {
+		if cerrdefs.IsNotFound(err) {
+			return nil, fmt.Errorf("%w: image %s is not on this machine (run `tender image build`, or pull it): %w", ErrImageMissing, spec.Image, err)
+		}
+		return nil, fmt.Errorf("%w: inspect image %s: %w", ErrEngine, spec.Image, err)
+	}
+	b := &box{name: containerName(spec.Name), imageID: img.ID}
+	created, err := d.cli.ContainerCreate(sctx, containerConfig(spec, d.self), hostConfig(lim), nil, nil, b.name)
+	if err != nil {
+		return nil, fmt.Errorf("%w: create container for %s: %w", ErrEngine, spec.Name, err)
+	}
+	b.id = created.ID
+	if err := d.cli.ContainerStart(sctx, b.id, container.StartOptions{}); err != nil {
+		d.removeBox(ctx, b)
+		return nil, fmt.Errorf("%w: start container for %s: %w", ErrEngine, spec.Name, err)
+	}
+	return b, nil
+}
+
+// containerConfig keeps PID 1 (docker-init) with one idle child, so the container lives
+// while execs stream the workspace in, run the command and read the report back.
+func containerConfig(spec Spec, o owner) *container.Config {
+	return &container.Config{
+		Image:           spec.Image,
+		User:            VerifierUser,
+		Entrypoint:      []string{"sleep", "infinity"},
+		WorkingDir:      dockerLayout.Workspace,
+		Env:             []string{"PATH=" + SafePath, "HOME=" + dockerLayout.Home},
+		Labels:          o.labels(spec.RunID, spec.Name),
+		NetworkDisabled: true,
+		Hostname:        "verifier",
+		AttachStdin:     false,
+		OpenStdin:       false,
+		Tty:             false,
+		StopTimeout:     new(int),
+	}
+}
+
+func hostConfig(lim Limits) *container.HostConfig {
+	yes := true
+	pids := lim.Pids
+	tmpfs := fmt.Sprintf("rw,exec,nosuid,nodev,size=%d,uid=65532,gid=65532,mode=0755", lim.DiskBytes)
+	return &container.HostConfig{
+		NetworkMode:    "none",
+		CapDrop:        []string{"ALL"},
+		SecurityOpt:    []string{"no-new-privileges"},
+		ReadonlyRootfs: true,
+		Init:           &yes,
+		IpcMode:        "private",
+		Tmpfs: map[string]string{
+			dockerLayout.Workspace: tmpfs,
+			dockerLayout.Tender:    tmpfs,
+			"/tmp":                 tmpfs,
+		},
+		Resources: container.Resources{
+			Memory:     lim.Memory,
+			MemorySwap: lim.Memory,
+			NanoCPUs:   int64(lim.CPUs * 1e9),
+			PidsLimit:  &pids,
+		},
+		LogConfig: container.LogConfig{Type: "none"},
+	}
+}
+
+var unsafeNameChars = regexp.MustCompile(`[^a-zA-Z0-9_.-]+`)
+
+// containerName is "tender-<sanitized name>-<random>", valid for the engine and unique.
+func containerName(name string) string {
+	s := strings.Trim(unsafeNameChars.ReplaceAllString(name, "_"), "_.-")
+	if len(s) > 60 {
+		s = s[:60]
+	}
+	var r [6]byte
+	_, _ = rand.Read(r[:])
+	if s == "" {
+		return "tender-" + hex.EncodeToString(r[:])
+	}
+	return "tender-" + s + "-" + hex.EncodeToString(r[:])
+}
+
+// removeBox kills and force-removes the container on a context that survives cancellation.
+func (d *Docker) removeBox(ctx context.Context, b *box) {
+	cctx, cancel := d.cleanupContext(ctx)
+	defer cancel()
+	err := d.cli.ContainerRemove(cctx, b.id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	if err != nil && !cerrdefs.IsNotFound(err) {
+		d.logf("could not remove container %s (%s): %v; `tender gc` will sweep it", b.name, b.id, err)
+	}
+}
+
+// kill stops every process in the container at once. The engine has no API to kill an exec,
+// so a deadline is enforced on the whole container.
+func (d *Docker) kill(ctx context.Context, b *box) {
+	cctx, cancel := d.cleanupContext(ctx)
+	defer cancel()
+	err := d.cli.ContainerKill(cctx, b.id, "KILL")
+	if err != nil && !cerrdefs.IsNotFound(err) && !cerrdefs.IsConflict(err) {
+		d.logf("kill container %s: %v", b.name, err)
+	}
+}
+
+// ErrImageMissing means the image named by a suite is not available.
+var ErrImageMissing = errors.New("verifier image missing")
+
+// waitExited gives the output streams a moment to drain once the process has exited; a
+// background child holding the pipe open must not turn a finished check into a timeout.
+const streamDrain = time.Second

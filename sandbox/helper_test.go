@@ -1,0 +1,5 @@
+package sandbox
+
+const helperRoleEnv = "TENDER_SANDBOX_TEST_HELPER"
+
+func runHelper(role string) int { return 2 }

@@ -1,0 +1,191 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// NotIsolated marks every result and log line of the local backend.
+const NotIsolated = "local backend: not isolated"
+
+// ErrNotTrusted is returned when the local backend is asked for without the explicit trust
+// flag (--trust-local-execution).
+var ErrNotTrusted = errors.New("the local backend runs code on this machine without isolation; it needs --trust-local-execution")
+
+// Local runs a check as a subprocess of the grader, in a fresh temporary directory, with
+// the same environment allowlist and output caps as Docker, its own process group killed at
+// the deadline, and nothing else: no network, memory, pids or disk limit, and no isolation
+// from the host's files. It is for trusted fixtures only.
+type Local struct {
+	// Log receives one line per check, each starting with NotIsolated. Nil discards.
+	Log io.Writer
+	// TempDir is where per-check directories are made; empty means os.TempDir().
+	TempDir string
+	// KillGrace is how long output may keep draining after the process group is killed.
+	KillGrace time.Duration
+}
+
+// NewLocal refuses unless trusted is true.
+func NewLocal(trusted bool) (*Local, error) {
+	if !trusted {
+		return nil, ErrNotTrusted
+	}
+	return &Local{KillGrace: 2 * time.Second}, nil
+}
+
+// Name is "local".
+func (l *Local) Name() string { return "local" }
+
+func (l *Local) logf(format string, args ...any) {
+	if l.Log != nil {
+		fmt.Fprintf(l.Log, NotIsolated+": "+format+"\n", args...)
+	}
+}
+
+// Run copies the workspace and support trees into a new temporary directory, runs the
+// command there under the deadline, and removes the directory.
+func (l *Local) Run(ctx context.Context, spec Spec) (*Result, error) {
+	if err := spec.validate(); err != nil {
+		return nil, err
+	}
+	lim := spec.Limits.withDefaults()
+	root, err := os.MkdirTemp(l.TempDir, "tender-local-")
+	if err != nil {
+		return nil, fmt.Errorf("%s: temp dir: %w", NotIsolated, err)
+	}
+	defer removeTree(root)
+	lay := layoutUnder(filepath.Join(root, "workspace"), filepath.Join(root, "tender"))
+	if err := prepareLocal(spec, lay); err != nil {
+		return nil, err
+	}
+	l.logf("running %s: %q", spec.Name, spec.Command)
+	res := &Result{Backend: "local", Isolated: false, Notice: NotIsolated}
+	if err := l.execute(ctx, spec, lim, lay, res); err != nil {
+		return nil, err
+	}
+	res.JUnit, res.JUnitTooLarge = readLocalJUnit(lay.JUnit)
+	l.logf("%s: %s after %s", spec.Name, res.Outcome(), res.Wall.Round(time.Millisecond))
+	return res, nil
+}
+
+func prepareLocal(spec Spec, lay layout) error {
+	if err := copyTree(spec.Workspace, lay.Workspace); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrCopyIn, spec.Name, err)
+	}
+	if spec.Support != "" {
+		if err := copyTree(spec.Support, lay.Tender); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrCopyIn, spec.Name, err)
+		}
+	}
+	for _, d := range []string{lay.Tender + "/out", lay.Home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrCopyIn, spec.Name, err)
+		}
+	}
+	return nil
+}
+
+func (l *Local) execute(ctx context.Context, spec Spec, lim Limits, lay layout, res *Result) error {
+	argv := lay.expand(spec.Command)
+	bin, err := lookSafePath(argv[0])
+	if err != nil {
+		return fmt.Errorf("%s: %s: %w", NotIsolated, spec.Name, err)
+	}
+	dctx, cancel := context.WithTimeout(ctx, lim.Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(dctx, bin, argv[1:]...)
+	cmd.Args[0] = argv[0]
+	cmd.Dir, cmd.Env = lay.Workspace, lay.environ(spec.Env)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killGroup(cmd) }
+	cmd.WaitDelay = l.KillGrace
+	stdout, stderr := newCapWriter(lim.OutputBytes), newCapWriter(lim.OutputBytes)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, stdout, stderr
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("%s: start %s: %w", NotIsolated, spec.Name, err)
+	}
+	werr := cmd.Wait()
+	res.Wall = time.Since(start)
+	_ = killGroup(cmd) // stragglers that outlived the command go too
+	res.Stdout, res.Stderr = stdout.capture(), stderr.capture()
+	return l.settle(ctx, dctx, cmd, werr, res)
+}
+
+// settle turns the wait outcome into the result: cancellation is an error, the deadline is
+// a timeout, anything else is an exit code.
+func (l *Local) settle(ctx, dctx context.Context, cmd *exec.Cmd, werr error, res *Result) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s: cancelled: %w", NotIsolated, context.Cause(ctx))
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru != nil {
+		res.PeakMemory = ru.Maxrss * 1024
+	}
+	if errors.Is(dctx.Err(), context.DeadlineExceeded) {
+		res.TimedOut, res.ExitCode = true, -1
+		return nil
+	}
+	var ee *exec.ExitError
+	if werr != nil && !errors.As(werr, &ee) && !errors.Is(werr, exec.ErrWaitDelay) {
+		return fmt.Errorf("%s: wait: %w", NotIsolated, werr)
+	}
+	res.ExitCode = cmd.ProcessState.ExitCode()
+	return nil
+}
+
+// killGroup kills the command's whole process group.
+func killGroup(cmd *exec.Cmd) error {
+	if cmd.Process == nil {
+		return nil
+	}
+	err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		return os.ErrProcessDone
+	}
+	return err
+}
+
+// lookSafePath resolves a bare command name against SafePath, never the grader's own PATH.
+func lookSafePath(name string) (string, error) {
+	if strings.Contains(name, "/") {
+		return name, nil
+	}
+	for _, dir := range filepath.SplitList(SafePath) {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("command %q is not in %s", name, SafePath)
+}
+
+func readLocalJUnit(path string) ([]byte, bool) {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	if fi.Size() > MaxJUnitBytes {
+		return nil, true
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxJUnitBytes+1))
+	if err != nil {
+		return nil, false
+	}
+	if len(b) > MaxJUnitBytes {
+		return nil, true
+	}
+	return b, false
+}

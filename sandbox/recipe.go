@@ -1,0 +1,100 @@
+package sandbox
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"slices"
+	"strings"
+)
+
+// Recipe is an offline verifier image: a debootstrap rootfs of one Debian suite with the
+// runner's packages, imported with a fixed user, working directory and environment.
+type Recipe struct {
+	Name     string   // image reference, e.g. "tender-verifier/pytest"
+	Suite    string   // Debian suite, e.g. "bookworm"
+	Variant  string   // debootstrap variant, e.g. "minbase"
+	Packages []string // passed to --include
+	Env      []string // KEY=value lines baked into the image besides PATH
+	// Mirror overrides the apt sources lookup. It is not part of the digest: any mirror of
+	// the suite gives the same packages.
+	Mirror string
+}
+
+// Labels on built images.
+const (
+	LabelRecipeDigest = "tender.recipe.digest"
+	LabelRecipeName   = "tender.recipe.name"
+)
+
+// recipeFormat changes whenever the way an image is built changes, so old images rebuild.
+const recipeFormat = "tender-recipe/1"
+
+// Built-in images. Their recipes need only debootstrap and the machine's apt mirror.
+const (
+	ImagePytest = "tender-verifier/pytest"
+	ImageGo     = "tender-verifier/go"
+)
+
+var builtins = map[string]Recipe{
+	ImagePytest: {
+		Name: ImagePytest, Suite: "bookworm", Variant: "minbase",
+		Packages: []string{"python3", "python3-pytest"},
+		Env:      []string{"PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1"},
+	},
+	ImageGo: {
+		Name: ImageGo, Suite: "bookworm", Variant: "minbase",
+		Packages: []string{"golang-go", "ca-certificates"},
+		// No network in a verifier: modules must be vendored, and the toolchain is the
+		// image's own. Caches live on the writable /tender tmpfs.
+		Env: []string{
+			"GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=vendor", "GONOSUMDB=*", "GOSUMDB=off",
+			"CGO_ENABLED=0", "GOCACHE=/tender/cache/go-build", "GOPATH=/tender/go",
+			"GOMODCACHE=/tender/go/pkg/mod", "GOTMPDIR=/tmp",
+		},
+	},
+}
+
+// BuiltinRecipe returns the recipe of a built-in image name, with or without ":latest".
+func BuiltinRecipe(image string) (Recipe, bool) {
+	r, ok := builtins[strings.TrimSuffix(image, ":latest")]
+	if !ok {
+		return Recipe{}, false
+	}
+	r.Packages = slices.Clone(r.Packages)
+	r.Env = slices.Clone(r.Env)
+	return r, true
+}
+
+// Digest identifies everything that shapes the image; a change rebuilds it.
+func (r Recipe) Digest() string {
+	pk := slices.Clone(r.Packages)
+	slices.Sort(pk)
+	b, _ := json.Marshal(struct {
+		Format, Suite, Variant string
+		Packages, Changes      []string
+	}{recipeFormat, r.Suite, r.Variant, pk, r.changes()})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// changes are the Dockerfile instructions applied at import.
+func (r Recipe) changes() []string {
+	c := []string{
+		"USER " + VerifierUser,
+		"WORKDIR /workspace",
+		"ENV PATH=" + SafePath,
+		"ENV HOME=/tender/home",
+	}
+	for _, e := range r.Env {
+		c = append(c, "ENV "+e)
+	}
+	return append(c, `CMD ["sleep", "infinity"]`)
+}
+
+func (r Recipe) ref() string {
+	if strings.Contains(r.Name[strings.LastIndex(r.Name, "/")+1:], ":") {
+		return r.Name
+	}
+	return r.Name + ":latest"
+}

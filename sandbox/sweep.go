@@ -1,0 +1,99 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+)
+
+// Sweep removes the containers of dead runs, and only those. A container's run is alive while
+// the grader process named by its labels (host, boot id, pid and pid start time) is running.
+// Containers made on another host are left alone unless SweepForeignAfter is set and they are
+// older than that.
+// Every container the sweep removes is logged.
+func (d *Docker) Sweep(ctx context.Context) ([]string, error) {
+	list, err := d.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", LabelRun))})
+	if err != nil {
+		return nil, fmt.Errorf("%w: list tender containers: %w", ErrEngine, err)
+	}
+	var removed []string
+	var errs []error
+	for _, c := range list {
+		if !d.leftover(c) {
+			continue
+		}
+		if err := d.forceRemove(ctx, c.ID); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		name := displayName(c)
+		d.logf("swept %s of dead run %s", name, c.Labels[LabelRun])
+		removed = append(removed, name)
+	}
+	return removed, joinErrs(errs)
+}
+
+func (d *Docker) leftover(c container.Summary) bool {
+	switch d.self.judge(ownerFromLabels(c.Labels)) {
+	case dead:
+		return true
+	case foreign:
+		return d.SweepForeignAfter > 0 && time.Since(time.Unix(c.Created, 0)) > d.SweepForeignAfter
+	default:
+		return false
+	}
+}
+
+// RemoveRun force-removes every container of runID, whoever made it. It is for cancellation.
+func (d *Docker) RemoveRun(ctx context.Context, runID string) error {
+	cctx, cancel := d.cleanupContext(ctx)
+	defer cancel()
+	list, err := d.cli.ContainerList(cctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", LabelRun+"="+runID))})
+	if err != nil {
+		return fmt.Errorf("%w: list containers of run %s: %w", ErrEngine, runID, err)
+	}
+	var errs []error
+	for _, c := range list {
+		if err := d.forceRemove(cctx, c.ID); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return joinErrs(errs)
+}
+
+// Containers lists the names of the containers of runID (all runs when runID is empty).
+func (d *Docker) Containers(ctx context.Context, runID string) ([]string, error) {
+	f := LabelRun
+	if runID != "" {
+		f += "=" + runID
+	}
+	list, err := d.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", f))})
+	if err != nil {
+		return nil, fmt.Errorf("%w: list containers: %w", ErrEngine, err)
+	}
+	names := make([]string, 0, len(list))
+	for _, c := range list {
+		names = append(names, displayName(c))
+	}
+	return names, nil
+}
+
+func (d *Docker) forceRemove(ctx context.Context, id string) error {
+	err := d.cli.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	if err != nil && !cerrdefs.IsNotFound(err) {
+		return fmt.Errorf("%w: remove container %s: %w", ErrEngine, id, err)
+	}
+	return nil
+}
+
+func displayName(c container.Summary) string {
+	if len(c.Names) > 0 {
+		return strings.TrimPrefix(c.Names[0], "/")
+	}
+	return c.ID
+}
