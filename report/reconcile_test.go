@@ -1,0 +1,246 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tender-grader/tender/report/junit"
+)
+
+func mustParse(t *testing.T, doc string) *junit.Report {
+	t.Helper()
+	rep, err := junit.Parse([]byte(doc), junit.Options{Runner: junit.RunnerCommand})
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	return rep
+}
+
+// suite wraps test cases in a <testsuite> that declares the given totals.
+func suite(tests, failures, errors, skipped int, cases ...string) string {
+	return fmt.Sprintf(`<testsuite name="s" tests="%d" failures="%d" errors="%d" skipped="%d">%s</testsuite>`,
+		tests, failures, errors, skipped, strings.Join(cases, ""))
+}
+
+func tc(name, child string) string {
+	return fmt.Sprintf(`<testcase classname="c" name="%s">%s</testcase>`, name, child)
+}
+
+func codes(rs []Reason) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Code)
+	}
+	return out
+}
+
+// TestReconcile covers every reason code Reconcile can give, and the passing case.
+func TestReconcile(t *testing.T) {
+	pass := tc("a", "")
+	tests := []struct {
+		name     string
+		doc      string // "" means no report
+		parseErr error
+		required []string
+		exit     int
+		want     map[string]TestStatus
+		codes    []string
+	}{
+		{name: "passes", doc: suite(2, 0, 0, 0, pass, tc("b", "")), required: []string{"c::a", "c::b"},
+			want: map[string]TestStatus{"c::a": TestPassed, "c::b": TestPassed}},
+		{name: "extra tests allowed", doc: suite(2, 0, 0, 1, pass, tc("x", "<skipped/>")), required: []string{"c::a"},
+			want: map[string]TestStatus{"c::a": TestPassed}},
+		{name: "extra failing test with nonzero exit", doc: suite(2, 1, 0, 0, pass, tc("x", "<failure/>")), required: []string{"c::a"}, exit: 1,
+			want: map[string]TestStatus{"c::a": TestPassed}},
+		{name: "test_missing", doc: suite(1, 0, 0, 0, pass), required: []string{"c::a", "c::gone"},
+			want: map[string]TestStatus{"c::a": TestPassed, "c::gone": TestMissing}, codes: []string{CodeTestMissing}},
+		{name: "test_duplicate", doc: suite(2, 1, 0, 0, pass, tc("a", "<failure/>")), required: []string{"c::a"}, exit: 1,
+			want: map[string]TestStatus{"c::a": TestDuplicate}, codes: []string{CodeTestDuplicate}},
+		{name: "duplicate of two passes", doc: suite(2, 0, 0, 0, pass, pass), required: []string{"c::a"},
+			want: map[string]TestStatus{"c::a": TestDuplicate}, codes: []string{CodeTestDuplicate}},
+		{name: "test_skipped", doc: suite(1, 0, 0, 1, tc("a", `<skipped message="later"/>`)), required: []string{"c::a"},
+			want: map[string]TestStatus{"c::a": TestSkipped}, codes: []string{CodeTestSkipped}},
+		{name: "test_xfail", doc: suite(1, 0, 0, 1, tc("a", `<skipped type="pytest.xfail" message="bug"/>`)), required: []string{"c::a"},
+			want: map[string]TestStatus{"c::a": TestXFail}, codes: []string{CodeTestXFail}},
+		{name: "test_failed", doc: suite(1, 1, 0, 0, tc("a", `<failure message="boom"/>`)), required: []string{"c::a"}, exit: 1,
+			want: map[string]TestStatus{"c::a": TestFailed}, codes: []string{CodeTestFailed}},
+		{name: "strict xpass is test_failed", doc: suite(1, 1, 0, 0, tc("a", `<failure message="[XPASS(strict)] fixed"/>`)), required: []string{"c::a"}, exit: 1,
+			want: map[string]TestStatus{"c::a": TestXPass}, codes: []string{CodeTestFailed}},
+		{name: "test_error", doc: suite(1, 0, 1, 0, tc("a", `<error message="fixture"/>`)), required: []string{"c::a"}, exit: 1,
+			want: map[string]TestStatus{"c::a": TestError}, codes: []string{CodeTestError}},
+		{name: "report_missing", required: []string{"c::a"},
+			want: map[string]TestStatus{"c::a": TestMissing}, codes: []string{CodeReportMissing}},
+		{name: "report_missing from fs.ErrNotExist", parseErr: fmt.Errorf("reading junit.xml: %w", fs.ErrNotExist), required: []string{"c::a"},
+			want: map[string]TestStatus{"c::a": TestMissing}, codes: []string{CodeReportMissing}},
+		{name: "report_unparsable", parseErr: fmt.Errorf("parse: %w", junit.ErrMalformed), required: []string{"c::a"},
+			want: map[string]TestStatus{"c::a": TestMissing}, codes: []string{CodeReportUnparsable}},
+		{name: "totals_mismatch: more tests declared", doc: suite(2, 0, 0, 0, pass), required: []string{"c::a"},
+			want: map[string]TestStatus{"c::a": TestPassed}, codes: []string{CodeTotalsMismatch}},
+		{name: "totals_mismatch: failure hidden from the totals", doc: suite(2, 0, 0, 0, pass, tc("x", "<failure/>")), required: []string{"c::a"}, exit: 1,
+			want: map[string]TestStatus{"c::a": TestPassed}, codes: []string{CodeTotalsMismatch}},
+		{name: "totals_mismatch: no totals declared", doc: `<testsuite>` + pass + `</testsuite>`, required: []string{"c::a"},
+			want: map[string]TestStatus{"c::a": TestPassed}, codes: []string{CodeTotalsMismatch}},
+		{name: "exit_code_mismatch: nonzero with all passed", doc: suite(1, 0, 0, 0, pass), required: []string{"c::a"}, exit: 1,
+			want: map[string]TestStatus{"c::a": TestPassed}, codes: []string{CodeExitCodeMismatch}},
+		{name: "exit_code_mismatch: zero with a failure", doc: suite(2, 1, 0, 0, pass, tc("x", "<failure/>")), required: []string{"c::a"},
+			want: map[string]TestStatus{"c::a": TestPassed}, codes: []string{CodeExitCodeMismatch}},
+		{name: "skips do not need a nonzero exit", doc: suite(2, 0, 0, 1, pass, tc("x", "<skipped/>")), required: []string{"c::a"}, exit: 5,
+			want: map[string]TestStatus{"c::a": TestPassed}, codes: []string{CodeExitCodeMismatch}},
+		{name: "several reasons at once", doc: suite(3, 1, 0, 0, tc("a", "<failure/>")), required: []string{"c::a", "c::b"},
+			want:  map[string]TestStatus{"c::a": TestFailed, "c::b": TestMissing},
+			codes: []string{CodeTestFailed, CodeTestMissing, CodeTotalsMismatch, CodeExitCodeMismatch}},
+		{name: "required list deduplicated", doc: suite(1, 0, 0, 0, pass), required: []string{"c::a", "c::a"},
+			want: map[string]TestStatus{"c::a": TestPassed}},
+	}
+	covered := map[string]bool{}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var rep *junit.Report
+			if tt.doc != "" {
+				rep = mustParse(t, tt.doc)
+			}
+			got := Reconcile(rep, tt.parseErr, tt.required, tt.exit)
+			if diff := cmp.Diff(tt.want, got.Tests); diff != "" {
+				t.Errorf("tests (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.codes, codes(got.Reasons)); diff != "" {
+				t.Errorf("reason codes (-want +got):\n%s\nreasons: %+v", diff, got.Reasons)
+			}
+			if got.Passed != (len(tt.codes) == 0) {
+				t.Errorf("Passed = %v with reasons %+v", got.Passed, got.Reasons)
+			}
+		})
+		for _, c := range tt.codes {
+			covered[c] = true
+		}
+	}
+	for _, c := range []string{CodeTestMissing, CodeTestDuplicate, CodeTestSkipped, CodeTestXFail, CodeTestFailed,
+		CodeTestError, CodeReportMissing, CodeReportUnparsable, CodeTotalsMismatch, CodeExitCodeMismatch} {
+		if !covered[c] {
+			t.Errorf("no row covers reason code %s", c)
+		}
+	}
+}
+
+func TestReconcileDetails(t *testing.T) {
+	rep, err := junit.Parse([]byte(suite(1, 1, 0, 0,
+		`<testcase classname="tests.test_x" name="test_y" file="tests/test_x.py" line="4"><failure message="assert 1 == 2"/></testcase>`)),
+		junit.Options{Runner: junit.RunnerPytest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Reconcile(rep, nil, []string{"tests/test_x.py::test_y"}, 1)
+	want := []Reason{{Code: CodeTestFailed, Detail: "tests/test_x.py::test_y: failed: assert 1 == 2", Path: "tests/test_x.py", Line: 5}}
+	if diff := cmp.Diff(want, got.Reasons); diff != "" {
+		t.Errorf("reasons (-want +got):\n%s", diff)
+	}
+	long := Reconcile(nil, errors.New(strings.Repeat("x", 5000)), []string{"a"}, 0)
+	if n := len(long.Reasons[0].Detail); n > maxDetail+len("…") {
+		t.Errorf("detail of %d bytes", n)
+	}
+}
+
+// TestReconcileRealReports reconciles reports written by real runs (testdata of report/junit).
+func TestReconcileRealReports(t *testing.T) {
+	files, err := os.ReadFile(filepath.Join("junit", "testdata", "pytest-files.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	realGo, err := os.ReadFile(filepath.Join("junit", "testdata", "gotest.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goXML, err := junit.FromGoTestJSON(strings.NewReader(string(realGo)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pyOpts := junit.Options{Runner: junit.RunnerPytest, Files: strings.Fields(string(files))}
+	tests := []struct {
+		name     string
+		data     []byte
+		file     string
+		opts     junit.Options
+		required []string
+		exit     int
+		want     map[string]TestStatus
+		codes    []string
+	}{
+		{
+			name: "pytest xunit2: passing tests, exit 1 from the others", file: "pytest-xunit2.xml", opts: pyOpts, exit: 1,
+			required: []string{"tests/test_calc.py::TestCalc::test_class_param[1]", "tests/pkg.v2/test_dots.py::test_in_dotted_dir", "tests/test_calc.py::test_odd_params[c::d]"},
+			want: map[string]TestStatus{
+				"tests/test_calc.py::TestCalc::test_class_param[1]": TestPassed,
+				"tests/pkg.v2/test_dots.py::test_in_dotted_dir":     TestPassed,
+				"tests/test_calc.py::test_odd_params[c::d]":         TestPassed,
+			},
+		},
+		{
+			name: "pytest xunit1: every kind of failure", file: "pytest-xunit1.xml", opts: pyOpts, exit: 1,
+			required: []string{"tests/test_calc.py::test_add_wrong", "tests/test_calc.py::test_skipped", "tests/test_calc.py::test_xfail",
+				"tests/test_calc.py::test_xpass_strict", "tests/test_calc.py::test_fixture_error",
+				"tests/test_teardown.py::test_fails_then_teardown_error", "tests/test_broken_import.py::test_never_collected"},
+			want: map[string]TestStatus{
+				"tests/test_calc.py::test_add_wrong":                     TestFailed,
+				"tests/test_calc.py::test_skipped":                       TestSkipped,
+				"tests/test_calc.py::test_xfail":                         TestXFail,
+				"tests/test_calc.py::test_xpass_strict":                  TestXPass,
+				"tests/test_calc.py::test_fixture_error":                 TestError,
+				"tests/test_teardown.py::test_fails_then_teardown_error": TestDuplicate,
+				"tests/test_broken_import.py::test_never_collected":      TestMissing,
+			},
+			codes: []string{CodeTestMissing, CodeTestFailed, CodeTestError, CodeTestSkipped, CodeTestXFail, CodeTestFailed, CodeTestDuplicate},
+		},
+		{
+			name: "pytest: exit code 0 forged over failures", file: "pytest-xunit2.xml", opts: pyOpts, exit: 0,
+			required: []string{"tests/test_calc.py::test_add"},
+			want:     map[string]TestStatus{"tests/test_calc.py::test_add": TestPassed},
+			codes:    []string{CodeExitCodeMismatch},
+		},
+		{
+			name: "go test -json converted", data: goXML, opts: junit.Options{Runner: junit.RunnerGo}, exit: 1,
+			required: []string{"example.com/sample/calc.TestTable/one_plus_one", "example.com/sample/calc.TestTable/wrong",
+				"example.com/sample/calc.TestNested/outer/skip", "example.com/sample/panics.TestAfterPanic"},
+			want: map[string]TestStatus{
+				"example.com/sample/calc.TestTable/one_plus_one": TestPassed,
+				"example.com/sample/calc.TestTable/wrong":        TestFailed,
+				"example.com/sample/calc.TestNested/outer/skip":  TestSkipped,
+				"example.com/sample/panics.TestAfterPanic":       TestMissing,
+			},
+			codes: []string{CodeTestSkipped, CodeTestFailed, CodeTestMissing},
+		},
+		{
+			name: "gotestsum with a build failure: its totals do not add up", file: "gotestsum.xml", opts: junit.Options{Runner: junit.RunnerGo}, exit: 1,
+			required: []string{"example.com/sample/calc.TestAdd"},
+			want:     map[string]TestStatus{"example.com/sample/calc.TestAdd": TestPassed},
+			codes:    []string{CodeTotalsMismatch, CodeTotalsMismatch, CodeTotalsMismatch, CodeTotalsMismatch},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := tt.data
+			if tt.file != "" {
+				if data, err = os.ReadFile(filepath.Join("junit", "testdata", tt.file)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rep, err := junit.Parse(data, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := Reconcile(rep, nil, tt.required, tt.exit)
+			if diff := cmp.Diff(tt.want, got.Tests); diff != "" {
+				t.Errorf("tests (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.codes, codes(got.Reasons)); diff != "" {
+				t.Errorf("codes (-want +got):\n%s\n%+v", diff, got.Reasons)
+			}
+		})
+	}
+}

@@ -1,0 +1,148 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// SummaryMaxBytes caps summary.md; GitHub refuses a job summary over 1 MiB.
+const SummaryMaxBytes = 1 << 20
+
+// summaryReserve is room kept for the truncation note.
+const summaryReserve = 1 << 10
+
+// maxCell caps the untrusted text in one table cell.
+const maxCell = 300
+
+var verdictOrder = []Verdict{Resolved, Unresolved, IntegrityViolation, Error}
+
+// summaryMarkdown renders summary.md: the batch, the verdict counts as a Mermaid pie chart, and
+// a table of pairs, most urgent first, with links to each pair's files. Every piece of text
+// that is not Tender's own (reason details, codes, names from the suite) is escaped, so a
+// candidate's path cannot inject Markdown or HTML. The output stays under limit bytes; rows
+// that do not fit are left out with a note saying how many.
+func summaryMarkdown(r Results, limit int) []byte {
+	var b strings.Builder
+	writeSummaryHead(&b, r)
+	rows := slices.Clone(r.Pairs)
+	slices.SortStableFunc(rows, func(a, b PairResult) int {
+		return cmp.Or(cmp.Compare(urgency(a.Verdict), urgency(b.Verdict)), strings.Compare(a.ID, b.ID))
+	})
+	shown := 0
+	for _, p := range rows {
+		row := pairRow(p)
+		if b.Len()+len(row) > limit-summaryReserve {
+			break
+		}
+		b.WriteString(row)
+		shown++
+	}
+	if shown < len(rows) {
+		fmt.Fprintf(&b, "\n> **Truncated:** this summary shows %d of %d pairs, to stay under %d bytes. "+
+			"Every pair is in `%s`.\n", shown, len(rows), limit, ResultsJSON)
+	}
+	return []byte(b.String())
+}
+
+// urgency orders the table: errors first, resolved last.
+func urgency(v Verdict) int {
+	switch v {
+	case Error:
+		return 0
+	case IntegrityViolation:
+		return 1
+	case Unresolved:
+		return 2
+	case Resolved:
+		return 3
+	}
+	return -1
+}
+
+func writeSummaryHead(b *strings.Builder, r Results) {
+	title := strings.TrimSpace(r.Suite + " " + r.SuiteVersion)
+	fmt.Fprintf(b, "# Tender: %s\n\n", mdText(title, maxCell))
+	var facts []string
+	for _, f := range []struct{ name, val string }{
+		{"tool", r.Tool}, {"backend", r.Backend}, {"shard", r.Shard},
+		{"started", timestamp(r.Started)}, {"finished", timestamp(r.Finished)},
+	} {
+		if f.val != "" {
+			facts = append(facts, f.name+" "+mdText(f.val, maxCell))
+		}
+	}
+	facts = append(facts, fmt.Sprintf("%d pairs", len(r.Pairs)))
+	fmt.Fprintf(b, "%s\n\n", strings.Join(facts, " · "))
+	writeCounts(b, r)
+	b.WriteString("## Pairs\n\n")
+	b.WriteString("| Pair | Verdict | Expected | SWE-bench rules | Reasons | Duration | Files |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | ---: | --- |\n")
+}
+
+func writeCounts(b *strings.Builder, r Results) {
+	b.WriteString("| Verdict | Pairs |\n| --- | ---: |\n")
+	for _, v := range verdictOrder {
+		fmt.Fprintf(b, "| %s | %d |\n", v, r.Counts[v])
+	}
+	b.WriteString("\n")
+	if len(r.Pairs) == 0 {
+		return
+	}
+	b.WriteString("```mermaid\npie showData title Verdicts\n")
+	for _, v := range verdictOrder {
+		if n := r.Counts[v]; n > 0 {
+			fmt.Fprintf(b, "    %q : %d\n", string(v), n)
+		}
+	}
+	b.WriteString("```\n\n")
+}
+
+func pairRow(p PairResult) string {
+	dir := PairsDir + "/" + p.ID + "/"
+	files := fmt.Sprintf("[files](%s)", dir)
+	if swebenchCompleted(p) {
+		files += fmt.Sprintf(" · [report.json](%s%s)", dir, PairReport)
+	}
+	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s |\n",
+		mdText(p.ID, maxCell), mdText(string(p.Verdict), 40), expectCell(p), sweCell(p),
+		reasonsCell(p.Reasons), duration(p.DurationMillis), files)
+}
+
+func expectCell(p PairResult) string {
+	if p.Expect == "" {
+		return ""
+	}
+	mark := "met"
+	if p.ExpectMet != nil && !*p.ExpectMet {
+		mark = "**not met**"
+	}
+	return mdText(string(p.Expect), 40) + " (" + mark + ")"
+}
+
+// sweCell is what SWE-bench's rules make of the pair's test statuses; "—" when nothing ran.
+func sweCell(p PairResult) string {
+	if !swebenchCompleted(p) || len(p.Checks) == 0 {
+		return "—"
+	}
+	res, _ := SWEBenchResolution(p.FailToPass, p.PassToPass, MergedTests(p))
+	return strings.TrimPrefix(string(res), "RESOLVED_")
+}
+
+func reasonsCell(rs []Reason) string {
+	parts := make([]string, 0, len(rs))
+	for _, r := range rs {
+		parts = append(parts, mdText(reasonText(r), maxCell))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func duration(ms int64) string {
+	d := time.Duration(ms) * time.Millisecond
+	if d < time.Minute {
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	}
+	return fmt.Sprintf("%dm %02ds", int(d.Minutes()), int(d.Seconds())%60)
+}

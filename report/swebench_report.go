@@ -1,0 +1,132 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+)
+
+// SWEBenchRunReport is swebench-summary.json: the fields of SWE-bench's make_run_report
+// (schema_version 2), filled from Tender's verdicts, so tools written for SWE-bench can read
+// a Tender run. The ids are Tender's grade, not SWE-bench's looser one: a pair is in
+// resolved_ids only when Tender resolved it. Following make_run_report, a pair with an empty
+// patch is only in empty_patch_ids, and a pair with verdict error (no grade at all) is only in
+// error_ids; neither is completed. integrity_violation_ids is Tender's addition; those pairs
+// are also in completed_ids and unresolved_ids, as SWE-bench counts a patch that was graded
+// and not resolved.
+type SWEBenchRunReport struct {
+	TotalInstances        int      `json:"total_instances"`
+	SubmittedInstances    int      `json:"submitted_instances"`
+	CompletedInstances    int      `json:"completed_instances"`
+	ResolvedInstances     int      `json:"resolved_instances"`
+	UnresolvedInstances   int      `json:"unresolved_instances"`
+	EmptyPatchInstances   int      `json:"empty_patch_instances"`
+	ErrorInstances        int      `json:"error_instances"`
+	CompletedIDs          []string `json:"completed_ids"`
+	IncompleteIDs         []string `json:"incomplete_ids"`
+	EmptyPatchIDs         []string `json:"empty_patch_ids"`
+	SubmittedIDs          []string `json:"submitted_ids"`
+	ResolvedIDs           []string `json:"resolved_ids"`
+	UnresolvedIDs         []string `json:"unresolved_ids"`
+	ErrorIDs              []string `json:"error_ids"`
+	IntegrityViolationIDs []string `json:"integrity_violation_ids"`
+	SchemaVersion         int      `json:"schema_version"`
+}
+
+// SWEBenchInstanceReport is the value in a pair's report.json, keyed by pair ID as
+// SWE-bench's get_eval_report does. SWEBenchResolution is Tender's addition: what
+// SWE-bench's rules make of the same test statuses, for comparison with Resolved.
+type SWEBenchInstanceReport struct {
+	PatchIsNone        bool             `json:"patch_is_None"`
+	PatchExists        bool             `json:"patch_exists"`
+	PatchApplied       bool             `json:"patch_successfully_applied"`
+	Resolved           bool             `json:"resolved"`
+	TestsStatus        *TestsStatus     `json:"tests_status,omitempty"`
+	SWEBenchResolution ResolutionStatus `json:"swebench_resolution,omitempty"`
+}
+
+// MakeSWEBenchRunReport builds swebench-summary.json from a batch.
+func MakeSWEBenchRunReport(r Results) SWEBenchRunReport {
+	rep := SWEBenchRunReport{SchemaVersion: 2}
+	for _, ls := range []*[]string{&rep.CompletedIDs, &rep.IncompleteIDs, &rep.EmptyPatchIDs, &rep.SubmittedIDs,
+		&rep.ResolvedIDs, &rep.UnresolvedIDs, &rep.ErrorIDs, &rep.IntegrityViolationIDs} {
+		*ls = []string{}
+	}
+	for _, p := range r.Pairs {
+		rep.SubmittedIDs = append(rep.SubmittedIDs, p.ID)
+		switch {
+		case p.EmptyPatch:
+			rep.EmptyPatchIDs = append(rep.EmptyPatchIDs, p.ID)
+		case p.Verdict == Error:
+			rep.ErrorIDs = append(rep.ErrorIDs, p.ID)
+		case p.Verdict == Resolved:
+			rep.CompletedIDs = append(rep.CompletedIDs, p.ID)
+			rep.ResolvedIDs = append(rep.ResolvedIDs, p.ID)
+		default:
+			rep.CompletedIDs = append(rep.CompletedIDs, p.ID)
+			rep.UnresolvedIDs = append(rep.UnresolvedIDs, p.ID)
+			if p.Verdict == IntegrityViolation {
+				rep.IntegrityViolationIDs = append(rep.IntegrityViolationIDs, p.ID)
+			}
+		}
+	}
+	for _, ls := range [][]string{rep.CompletedIDs, rep.EmptyPatchIDs, rep.SubmittedIDs,
+		rep.ResolvedIDs, rep.UnresolvedIDs, rep.ErrorIDs, rep.IntegrityViolationIDs} {
+		slices.Sort(ls)
+	}
+	rep.TotalInstances = len(r.Pairs)
+	rep.SubmittedInstances = len(rep.SubmittedIDs)
+	rep.CompletedInstances = len(rep.CompletedIDs)
+	rep.ResolvedInstances = len(rep.ResolvedIDs)
+	rep.UnresolvedInstances = len(rep.UnresolvedIDs)
+	rep.EmptyPatchInstances = len(rep.EmptyPatchIDs)
+	rep.ErrorInstances = len(rep.ErrorIDs)
+	return rep
+}
+
+// swebenchCompleted reports whether a pair gets a report.json: make_run_report counts exactly
+// the instances that have one as completed.
+func swebenchCompleted(p PairResult) bool {
+	return !p.EmptyPatch && p.Verdict != Error
+}
+
+// MakeSWEBenchInstanceReport builds a pair's report.json value. The patch counts as applied
+// when at least one check ran, since the grader records a check only after the patch applied.
+func MakeSWEBenchInstanceReport(p PairResult) SWEBenchInstanceReport {
+	rep := SWEBenchInstanceReport{
+		PatchExists:  !p.EmptyPatch,
+		PatchApplied: len(p.Checks) > 0,
+		Resolved:     p.Verdict == Resolved,
+	}
+	if rep.PatchApplied {
+		res, ts := SWEBenchResolution(p.FailToPass, p.PassToPass, MergedTests(p))
+		rep.TestsStatus, rep.SWEBenchResolution = &ts, res
+	}
+	return rep
+}
+
+// MergedTests joins the per-test statuses of a pair's checks. Should two checks report the
+// same ID, a status other than passed wins.
+func MergedTests(p PairResult) map[string]TestStatus {
+	m := map[string]TestStatus{}
+	for _, c := range p.Checks {
+		for id, st := range c.Tests {
+			if old, ok := m[id]; !ok || old == TestPassed {
+				m[id] = st
+			}
+		}
+	}
+	return m
+}
+
+func swebenchJSON(v any) ([]byte, error) {
+	b, err := json.MarshalIndent(v, "", "    ")
+	if err != nil {
+		return nil, fmt.Errorf("report: encoding SWE-bench report: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+func instanceReportJSON(p PairResult) ([]byte, error) {
+	return swebenchJSON(map[string]SWEBenchInstanceReport{p.ID: MakeSWEBenchInstanceReport(p)})
+}
