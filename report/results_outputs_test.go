@@ -1,0 +1,292 @@
+package report
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tender-grader/tender/report/junit"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// golden compares got with testdata/name. A missing golden file fails the test.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("golden file: %v (run `go test -update` to write it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s differs (-want +got):\n%s", path, diff)
+	}
+}
+
+// The injected clock: every time in the fixture is derived from this one.
+var clock = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+const hostile = "`<script>alert(1)</script>` | [x](javascript:alert(1)) ![i](http://e/x.png) **b** \n# h &amp; <!-- c --> \\| _u_"
+
+func ptr[T any](v T) *T { return &v }
+
+func fixtureResults() Results {
+	f2p, p2p := []string{"tests/test_calc.py::test_add"}, []string{"tests/test_calc.py::test_sub"}
+	check := func(name string, tests map[string]TestStatus, passed bool, reasons ...Reason) Check {
+		return Check{Name: name, Passed: passed, Backend: "docker", Isolated: true, ImageID: "sha256:1111",
+			ExitCode: boolInt(!passed), Fingerprint: Fingerprint{Commit: "c0ffee", Tree: "7ree", Clean: true},
+			Tests: tests, Reasons: reasons, Resources: Resources{WallMillis: 900, StdoutBytes: 10},
+			LogFile: "pairs/x/" + name + ".log", JUnitFile: "pairs/x/" + name + ".xml"}
+	}
+	pair := func(id string, v Verdict, ms int64) PairResult {
+		return PairResult{ID: id, Repository: "calc", Verdict: v, RequestedCommit: "c0ffee", ExecutedCommit: "c0ffee",
+			TestedAsSubmitted: true, Digests: Digests{Patch: "p", Issue: "i"}, FailToPass: f2p, PassToPass: p2p,
+			Started: clock.Add(time.Duration(ms) * time.Millisecond), DurationMillis: ms, InputDigest: "in-" + id}
+	}
+	gold := pair("gold-fix", Resolved, 12345)
+	gold.Expect, gold.ExpectMet = Resolved, ptr(true)
+	gold.Checks = []Check{
+		check("target", map[string]TestStatus{f2p[0]: TestPassed}, true),
+		check("regression", map[string]TestStatus{p2p[0]: TestPassed}, true),
+	}
+	wrong := pair("wrong-fix", Unresolved, 8000)
+	failed := Reason{Code: CodeTestFailed, Detail: "target: tests/test_calc.py::test_add: failed: assert 3 == 4", Path: "tests/test_calc.py", Line: 5}
+	wrong.Reasons = []Reason{failed}
+	wrong.Checks = []Check{
+		check("target", map[string]TestStatus{f2p[0]: TestFailed}, false, failed),
+		check("regression", map[string]TestStatus{p2p[0]: TestPassed}, true),
+	}
+	skip := pair("skip-p2p", Unresolved, 61000)
+	skipped := Reason{Code: CodeTestSkipped, Detail: "regression: tests/test_calc.py::test_sub: skipped: later"}
+	skip.Reasons = []Reason{skipped}
+	skip.Checks = []Check{
+		check("target", map[string]TestStatus{f2p[0]: TestPassed}, true),
+		check("regression", map[string]TestStatus{p2p[0]: TestSkipped}, false, skipped),
+	}
+	evil := pair("evil-paths", IntegrityViolation, 40)
+	evil.Expect, evil.ExpectMet, evil.TestedAsSubmitted = Resolved, ptr(false), false
+	evil.Reasons = []Reason{{Code: "protected_path", Detail: hostile, Path: ".tender/<b>x</b>|y.py", Line: 3}}
+	down := pair("infra-down", Error, 5)
+	down.Reasons = []Reason{{Code: "verifier_failed", Detail: "docker: connection refused"}}
+	empty := pair("empty", Unresolved, 1)
+	empty.EmptyPatch, empty.Digests.Patch = true, "e3b0"
+	empty.Reasons = []Reason{{Code: "empty_patch", Detail: "the candidate patch is empty; nothing was run"}}
+	return Results{
+		Tool: "tender 0.1.0", Suite: "demo", SuiteVersion: "1", SuiteDigest: "sha256:5u17e", Backend: "docker",
+		Started: clock, Finished: clock.Add(95 * time.Second),
+		Pairs: []PairResult{wrong, gold, evil, skip, empty, down}, // unsorted on purpose
+	}
+}
+
+func TestWriteOutputsGolden(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteOutputs(dir, fixtureResults()); err != nil {
+		t.Fatal(err)
+	}
+	var written []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			written = append(written, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	want := []string{
+		"pairs/evil-paths/report.json", "pairs/gold-fix/report.json", "pairs/skip-p2p/report.json",
+		"pairs/wrong-fix/report.json", "results.json", "summary.md", "swebench-summary.json", "tender-results.xml",
+	}
+	if diff := cmp.Diff(want, written); diff != "" {
+		t.Fatalf("files (-want +got):\n%s", diff)
+	}
+	for _, name := range written {
+		t.Run(name, func(t *testing.T) {
+			got, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, "outputs/"+name+".golden", got)
+		})
+	}
+}
+
+func TestWriteOutputsIsDeterministic(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	r := fixtureResults()
+	if err := WriteOutputs(a, r); err != nil {
+		t.Fatal(err)
+	}
+	slices.Reverse(r.Pairs)
+	if err := WriteOutputs(b, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{ResultsJSON, SWEBenchSummary, TenderJUnit, SummaryMarkdown} {
+		x, _ := os.ReadFile(filepath.Join(a, name))
+		y, _ := os.ReadFile(filepath.Join(b, name))
+		if string(x) != string(y) {
+			t.Errorf("%s depends on the input order", name)
+		}
+	}
+}
+
+func TestSummaryTruncatedGolden(t *testing.T) {
+	out := summaryMarkdown(normalized(fixtureResults()), 2400)
+	if len(out) > 2400 || !strings.Contains(string(out), "**Truncated:** this summary shows 4 of 6 pairs") {
+		t.Errorf("%d bytes, want a truncation note under 2400:\n%s", len(out), out)
+	}
+	golden(t, "outputs/summary-truncated.md.golden", out)
+}
+
+func TestSummaryCap(t *testing.T) {
+	r := Results{Suite: "big", SuiteVersion: "1"}
+	for i := range 20000 {
+		r.Pairs = append(r.Pairs, PairResult{ID: fmt.Sprintf("pair-%05d", i), Verdict: Unresolved,
+			Reasons: []Reason{{Code: CodeTestFailed, Detail: strings.Repeat("<&>|", 200)}}})
+	}
+	out := summaryMarkdown(normalized(r), SummaryMaxBytes)
+	if len(out) > SummaryMaxBytes {
+		t.Errorf("summary is %d bytes, over the %d cap", len(out), SummaryMaxBytes)
+	}
+	if !regexp.MustCompile(`\*\*Truncated:\*\* this summary shows \d+ of 20000 pairs`).Match(out) {
+		t.Errorf("no truncation note at the end: %q", out[len(out)-300:])
+	}
+}
+
+// TestSummaryEscapesUntrustedText plants Markdown and HTML in a reason and checks none of it
+// is live in summary.md: no raw tag, no link or image syntax, no cell break, no new line.
+func TestSummaryEscapesUntrustedText(t *testing.T) {
+	out := string(summaryMarkdown(normalized(fixtureResults()), SummaryMaxBytes))
+	row := ""
+	for line := range strings.SplitSeq(out, "\n") {
+		if strings.HasPrefix(line, "| evil") {
+			row = line
+		}
+	}
+	if row == "" {
+		t.Fatalf("no row for evil-paths:\n%s", out)
+	}
+	unescaped := regexp.MustCompile(`(^|[^\\])(\\\\)*[<>\[\]!|` + "`" + `*_&#]`)
+	cells := strings.Split(row, " | ")
+	reasons := cells[4]
+	if m := unescaped.FindString(reasons); m != "" {
+		t.Errorf("unescaped markup %q in reasons cell %q", m, reasons)
+	}
+	if n := countUnescapedPipes(row); n != 8 {
+		t.Errorf("row has %d cell separators, want 8: %s", n, row)
+	}
+	for _, bad := range []string{"<script", "](", "![", "<!--", "\n# h"} {
+		if strings.Contains(out, bad) && !strings.Contains(out, "\\"+bad[:1]) {
+			t.Errorf("summary contains live %q", bad)
+		}
+	}
+	if strings.Contains(reasons, "<script>") {
+		t.Errorf("raw <script> in %q", reasons)
+	}
+}
+
+func countUnescapedPipes(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '|':
+			n++
+		}
+	}
+	return n
+}
+
+func TestMdText(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain words 123", "plain words 123"},
+		{"a|b", `a\|b`},
+		{"<b>", `\<b\>`},
+		{"[l](u)", `\[l\]\(u\)`},
+		{"line\nbreak\r\ttab", "line break  tab"},
+		{`back\slash`, `back\\slash`},
+		{"&amp;", `\&amp\;`},
+		{"ünïcode ✓", "ünïcode ✓"},
+		{"a\u2028b", "a b"},
+	}
+	for _, tt := range tests {
+		if got := mdText(tt.in, 100); got != tt.want {
+			t.Errorf("mdText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestTenderJUnitParsesAndAddsUp(t *testing.T) {
+	b, err := tenderJUnit(normalized(fixtureResults()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := junit.Parse(b, junit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]junit.Status{}
+	for _, c := range rep.Cases {
+		got[c.ID] = c.Status
+	}
+	want := map[string]junit.Status{
+		"calc::empty": junit.Failed, "calc::evil-paths": junit.Errored, "calc::gold-fix": junit.Passed,
+		"calc::infra-down": junit.Errored, "calc::skip-p2p": junit.Failed, "calc::wrong-fix": junit.Failed,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if m := rep.Mismatches(); len(m) != 0 {
+		t.Errorf("totals do not add up: %+v", m)
+	}
+}
+
+func TestWriteOutputsRefusesUnsafeIDs(t *testing.T) {
+	for _, id := range []string{"..", ".", "../escape", "a/b", "", "x\x00y", strings.Repeat("a", 201)} {
+		t.Run(fmt.Sprintf("%q", id), func(t *testing.T) {
+			parent := t.TempDir()
+			dir := filepath.Join(parent, "out")
+			os.Mkdir(dir, 0o755)
+			r := Results{Pairs: []PairResult{{ID: id, Verdict: Unresolved, Checks: []Check{{Name: "target"}}}}}
+			if err := WriteOutputs(dir, r); !errors.Is(err, ErrUnsafePairID) {
+				t.Fatalf("WriteOutputs = %v, want ErrUnsafePairID", err)
+			}
+			entries, _ := os.ReadDir(dir)
+			if len(entries) != 0 {
+				t.Errorf("files written before the refusal: %v", entries)
+			}
+			if _, err := os.Stat(filepath.Join(parent, PairReport)); err == nil {
+				t.Error("report.json written outside the output directory")
+			}
+		})
+	}
+}
+
+func TestMakeSWEBenchRunReportCounts(t *testing.T) {
+	rep := MakeSWEBenchRunReport(normalized(fixtureResults()))
+	got := []int{rep.TotalInstances, rep.SubmittedInstances, rep.CompletedInstances, rep.ResolvedInstances,
+		rep.UnresolvedInstances, rep.EmptyPatchInstances, rep.ErrorInstances}
+	if diff := cmp.Diff([]int{6, 6, 4, 1, 3, 1, 1}, got); diff != "" {
+		t.Errorf("counts (-want +got):\n%s", diff)
+	}
+	if rep.CompletedInstances != rep.ResolvedInstances+rep.UnresolvedInstances {
+		t.Error("completed != resolved + unresolved")
+	}
+}
