@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Apply applies a validated patch inside dir, a plain directory (not a
@@ -89,7 +90,7 @@ func noSymlinkOnPath(dir, path string) error {
 	for _, comp := range strings.Split(path, "/") {
 		cur = filepath.Join(cur, comp)
 		fi, err := os.Lstat(cur)
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			return nil
 		}
 		if err != nil {

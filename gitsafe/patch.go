@@ -66,7 +66,22 @@ func ParsePatch(data []byte) (*Patch, error) {
 	return p, nil
 }
 
+// checkRawNames refuses header names with a doubled slash: go-gitdiff
+// collapses "a//etc/passwd" to "etc/passwd" where git apply reads
+// "/etc/passwd".
+func checkRawNames(h fileHeader) error {
+	for _, l := range h.names {
+		if strings.Contains(l, "//") && !strings.HasPrefix(l, "--- /dev/null") && !strings.HasPrefix(l, "+++ /dev/null") {
+			return fmt.Errorf("patch line %d: %w", h.line, unsafePath(strings.TrimSpace(l), "doubled slash in a path: git and the parser would read different files"))
+		}
+	}
+	return nil
+}
+
 func fileChange(f *gitdiff.File, h fileHeader) (FileChange, error) {
+	if err := checkRawNames(h); err != nil {
+		return FileChange{}, err
+	}
 	fc := FileChange{
 		IsNew: f.IsNew, IsDelete: f.IsDelete, IsRename: f.IsRename, IsCopy: f.IsCopy, IsBinary: f.IsBinary,
 		OldMode: uint32(f.OldMode), NewMode: uint32(f.NewMode), Line: h.line,
@@ -83,6 +98,9 @@ func fileChange(f *gitdiff.File, h fileHeader) (FileChange, error) {
 	}
 	if f.IsDelete {
 		fc.NewPath = ""
+	}
+	if fc.NewMode == 0 && !f.IsDelete {
+		fc.NewMode = fc.OldMode // "index a..b 100644" names one mode for both sides
 	}
 	return fc, checkFileChange(fc)
 }

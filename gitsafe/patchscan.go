@@ -9,9 +9,13 @@ import (
 // fileHeader is where one file of a patch starts, and whether it is a git
 // ("diff --git") or a traditional ("---"/"+++") header.
 type fileHeader struct {
-	line int
-	git  bool
+	line  int
+	git   bool
+	names []string // raw header lines that carry a path
 }
+
+// nameLines are header lines that carry a path in a git diff.
+var nameLines = []string{"diff --git ", "--- ", "+++ ", "rename from ", "rename to ", "copy from ", "copy to "}
 
 var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
 
@@ -33,11 +37,25 @@ func scanFileHeaders(data []byte) []fileHeader {
 			i = skipHunk(lines, i)
 			inGit = false
 		case !inGit && isTraditionalHeader(lines, i):
-			out = append(out, fileHeader{line: i + 1})
+			out = append(out, fileHeader{line: i + 1, names: []string{string(lines[i]), string(lines[i+1])}})
 			i++
+			continue
+		}
+		if inGit && len(out) > 0 && isNameLine(l) {
+			last := &out[len(out)-1]
+			last.names = append(last.names, string(l))
 		}
 	}
 	return out
+}
+
+func isNameLine(l []byte) bool {
+	for _, p := range nameLines {
+		if bytes.HasPrefix(l, []byte(p)) {
+			return true
+		}
+	}
+	return false
 }
 
 func isTraditionalHeader(lines [][]byte, i int) bool {

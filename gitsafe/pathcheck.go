@@ -75,7 +75,20 @@ var folder = cases.Fold()
 // case and normalization; NTFS folds case, drops trailing dots and spaces,
 // reads "name:stream" as name, and has the 8.3 short name GIT~1.
 func isDotGit(comp string) bool {
-	n := foldComponent(comp)
+	clean := stripIgnorable(norm.NFKC.String(strings.ToValidUTF8(comp, "\uFFFD")))
+	for _, n := range []string{
+		foldComponent(comp),
+		strings.ToLower(clean),
+		strings.ToLower(strings.ToUpper(clean)),
+	} {
+		if dotGitName(n) {
+			return true
+		}
+	}
+	return false
+}
+
+func dotGitName(n string) bool {
 	if i := strings.IndexByte(n, ':'); i >= 0 {
 		n = n[:i]
 	}
