@@ -1,0 +1,83 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"slices"
+	"syscall"
+	"testing"
+
+	"github.com/docker/docker/api/types/container"
+	"time"
+)
+
+func TestPropertySIGINTLeavesNoContainer(t *testing.T) {
+	runID := testRunID(t)
+	h := startHelper(t, runID)
+	waitForContainer(t, runID, time.Minute)
+	if err := h.signalAndWait(t, os.Interrupt); err != nil {
+		t.Errorf("interrupted helper exited with %v, want a clean exit after its cleanup", err)
+	}
+	assertRunGone(t, runID)
+}
+
+func TestPropertySIGKILLedRunSweptAtNextStart(t *testing.T) {
+	runID := testRunID(t)
+	h := startHelper(t, runID)
+	waitForContainer(t, runID, time.Minute)
+	names, err := engine.Containers(context.Background(), runID)
+	if err != nil || len(names) != 1 {
+		t.Fatalf("want one container of the helper's run, got %v (%v)", names, err)
+	}
+
+	// While the helper lives, a sweep must leave its container alone.
+	removed, err := engine.Sweep(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(removed, names[0]) {
+		t.Fatalf("sweep removed %s of a live run", names[0])
+	}
+
+	_ = h.signalAndWait(t, syscall.SIGKILL)
+	left, _ := engine.Containers(context.Background(), runID)
+	if !slices.Equal(left, names) {
+		t.Fatalf("after SIGKILL want the leftover %v still there (nothing could clean up), got %v", names, left)
+	}
+
+	// The next start sweeps it, as `tender gc` does.
+	next, err := NewDocker(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Close()
+	removed, err = next.Sweep(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(removed, names[0]) {
+		t.Errorf("sweep removed %v, want it to include %s", removed, names[0])
+	}
+	assertRunGone(t, runID)
+}
+
+func TestSweepLeavesOtherHostsAlone(t *testing.T) {
+	runID := testRunID(t)
+	other := owner{Host: "some-other-host", Boot: engine.self.Boot, Pid: 1, Start: "1"}
+	ctx := context.Background()
+	created, err := engine.cli.ContainerCreate(ctx, &container.Config{
+		Image: ImagePytest, Entrypoint: []string{"true"}, Labels: other.labels(runID, "foreign"),
+	}, &container.HostConfig{NetworkMode: "none"}, nil, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = engine.forceRemove(ctx, created.ID) })
+	removed, err := engine.Sweep(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left, _ := engine.Containers(ctx, runID)
+	if len(left) != 1 {
+		t.Errorf("sweep removed a container of another host (removed %v)", removed)
+	}
+}
