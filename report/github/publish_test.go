@@ -256,3 +256,25 @@ func TestAPIErrorsNeverCarryTheToken(t *testing.T) {
 		t.Errorf("error %v is not an APIError with status 422", err)
 	}
 }
+
+// TestFallbackCannotBeHijackedByCandidateText plants workflow commands in a reason detail and a
+// title; none may reach the log as a command of its own.
+func TestFallbackCannotBeHijackedByCandidateText(t *testing.T) {
+	var log bytes.Buffer
+	a := githubactions.New(githubactions.WithWriter(&log), githubactions.WithGetenv(func(string) string { return "" }))
+	r := resultsWith(1, report.Unresolved)
+	r.Pairs[0].Reasons = []report.Reason{{Code: "test_failed", Path: "x,line=9::evil", Line: 1,
+		Detail: "ok\n::stop-commands::CANARY\r\n::add-mask::CANARY\n::set-env name=X::CANARY"}}
+	plan := BuildPlan(r, PlanInput{Target: target, Now: testNow})
+	if err := (Fallback{Action: a}).Write(plan, errors.New("403")); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(log.String(), "\n") {
+		if strings.Contains(l, "CANARY") && !strings.HasPrefix(l, "::warning endLine=1,file=tender.yaml,line=1,") {
+			t.Errorf("candidate text escaped into its own line: %q", l)
+		}
+	}
+	if n := strings.Count(log.String(), "\n"); n != 2 {
+		t.Errorf("want 2 log lines (the note and one annotation), got %d:\n%s", n, log.String())
+	}
+}
