@@ -159,7 +159,8 @@ func (p *goPackage) test(name string) *goTest {
 	return t
 }
 
-// tail keeps the last maxCaseOutput bytes written to it.
+// tail keeps the last maxCaseOutput bytes written to it. It compacts only when its buffer
+// reaches twice that, so many small writes cost linear time.
 type tail struct {
 	buf     []byte
 	dropped bool
@@ -167,15 +168,22 @@ type tail struct {
 
 func (t *tail) write(s string) {
 	t.buf = append(t.buf, s...)
-	if over := len(t.buf) - maxCaseOutput; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
+	if len(t.buf) >= 2*maxCaseOutput {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-maxCaseOutput:]...)
 		t.dropped = true
 	}
 }
 
+func (t *tail) kept() []byte {
+	if len(t.buf) > maxCaseOutput {
+		return t.buf[len(t.buf)-maxCaseOutput:]
+	}
+	return t.buf
+}
+
 func (t *tail) String() string {
-	if t.dropped {
-		return "[earlier output dropped]\n" + string(t.buf)
+	if t.dropped || len(t.buf) > maxCaseOutput {
+		return "[earlier output dropped]\n" + string(t.kept())
 	}
 	return string(t.buf)
 }

@@ -155,7 +155,13 @@ func TestTailKeepsTheEnd(t *testing.T) {
 	if !strings.HasPrefix(s, "[earlier output dropped]") || !strings.HasSuffix(s, "aEND") {
 		t.Errorf("tail = %.40q…%q", s, s[len(s)-10:])
 	}
-	if len(tl.buf) != maxCaseOutput {
-		t.Errorf("kept %d bytes, want %d", len(tl.buf), maxCaseOutput)
+	if n := len(tl.kept()); n != maxCaseOutput {
+		t.Errorf("kept %d bytes, want %d", n, maxCaseOutput)
+	}
+	for range 3 * maxCaseOutput {
+		tl.write("x")
+	}
+	if s := tl.String(); len(tl.buf) >= 2*maxCaseOutput || !strings.HasSuffix(s, "xxx") || len(s) != maxCaseOutput+len("[earlier output dropped]\n") {
+		t.Errorf("after many small writes: buffer %d bytes, string %d bytes", len(tl.buf), len(s))
 	}
 }

@@ -6,16 +6,24 @@ import (
 	"strings"
 )
 
+// maxClassName bounds the pytest classnames that are split into a path; longer ones are kept
+// whole, so a hostile report cannot make each case cost a split into millions of parts.
+const maxClassName = 4096
+
 // idMaker turns classname and name into the ID form of the suite's runner.
 type idMaker struct {
-	runner  Runner
-	modules map[string][]string // pytest's dotted module name -> workspace files
+	runner   Runner
+	modules  map[string][]string // pytest's dotted module name -> workspace files
+	maxParts int                 // the most dot-separated parts of any key in modules
 }
 
 func newIDMaker(o Options) *idMaker {
 	m := &idMaker{runner: o.Runner}
 	if o.Runner == RunnerPytest {
 		m.modules = indexModules(o.Files)
+		for k := range m.modules {
+			m.maxParts = max(m.maxParts, strings.Count(k, ".")+1)
+		}
 	}
 	return m
 }
@@ -90,6 +98,9 @@ func (m *idMaker) pytestID(c *Case) (id, file string) {
 // report's own file attribute (xunit1) only when the classname starts with that file's dotted
 // form, since pytest records the defining file, which differs for inherited tests.
 func (m *idMaker) pytestFile(classname, reported string) (string, []string) {
+	if len(classname) > maxClassName {
+		return classname, nil // no real module path is this long; the ID matches nothing
+	}
 	parts := strings.Split(classname, ".")
 	if reported != "" {
 		d := dotted(path.Clean(reported))
@@ -113,9 +124,10 @@ func splitRest(s string) []string {
 
 // lookupModule finds the longest dotted prefix naming a workspace file. When two files share
 // that dotted form ("a/b.py" and "a.b.py"), the first in byte order is taken, so a report is
-// always read the same way.
+// always read the same way. Only prefixes as long as some file's dotted form are tried, so a
+// classname made of a million dots costs no more than a short one.
 func (m *idMaker) lookupModule(parts []string) (string, int, bool) {
-	for k := len(parts); k >= 1; k-- {
+	for k := min(len(parts), m.maxParts); k >= 1; k-- {
 		if files := m.modules[strings.Join(parts[:k], ".")]; len(files) > 0 {
 			return files[0], k, true
 		}

@@ -415,3 +415,22 @@ func TestTotals(t *testing.T) {
 		})
 	}
 }
+
+// TestParseHostileClassnames would take hours if resolving a pytest classname were quadratic
+// in its number of dots, or if it split every long classname.
+func TestParseHostileClassnames(t *testing.T) {
+	dots := strings.Repeat("a.", 1<<20) + "test_x"
+	doc := `<testsuite tests="2"><testcase classname="` + dots + `" name="t"/>` +
+		`<testcase classname="` + strings.Repeat("a.", 2000) + `test_x" name="t"/></testsuite>`
+	files := []string{strings.Repeat("a/", 2000) + "test_x.py", "b.py"}
+	rep, err := Parse([]byte(doc), Options{Runner: RunnerPytest, Files: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Cases[0].ID; got != dots+"::t" {
+		t.Errorf("over-long classname: ID of %d bytes, want it kept whole", len(got))
+	}
+	if got, want := rep.Cases[1].ID, files[0]+"::t"; got != want {
+		t.Errorf("ID = %.40q…, want %.40q…", got, want)
+	}
+}
