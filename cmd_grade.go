@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/report"
+	"github.com/tender-grader/tender/report/bundle"
+	"github.com/tender-grader/tender/sandbox"
+)
+
+const gradeUsage = "grade SUITE [--out DIR] [--concurrency N] [--repo ID=PATH]... [--shard k/n] [--resume DIR] [--signing-key FILE] [--trust-local-execution]"
+
+// gradeFlags are the options of `tender grade`, also filled by the Action.
+type gradeFlags struct {
+	out         string
+	concurrency int
+	repos       multiFlag
+	trustLocal  bool
+	shard       string
+	signingKey  string
+	resume      string
+	pinned      bool
+}
+
+func cmdGrade(ctx context.Context, inv *invocation, args []string) error {
+	var f gradeFlags
+	fs := newFlags(inv, "grade", gradeUsage)
+	fs.StringVar(&f.out, "out", "tender-out", "output `directory`: the evidence bundle (must be new or empty)")
+	fs.IntVar(&f.concurrency, "concurrency", runtime.NumCPU(), "pairs graded at once (at least 1)")
+	fs.Var(&f.repos, "repo", "map a repository `ID=PATH` to a local clone (repeatable)")
+	fs.BoolVar(&f.trustLocal, "trust-local-execution", false, "run verifiers as local subprocesses: NOT isolated; trusted fixtures only")
+	fs.StringVar(&f.shard, "shard", "", "grade only shard `k/n` of the pairs")
+	fs.StringVar(&f.signingKey, "signing-key", "", "ed25519 private key `file` to sign the bundle (or TENDER_SIGNING_KEY)")
+	fs.StringVar(&f.resume, "resume", "", "continue an interrupted run in `DIR`, keeping its finished pairs")
+	fs.BoolVar(&f.pinned, "pinned", false, "for --repo clones, require HEAD to equal each pair's base commit")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageError("grade takes one SUITE directory; usage: tender %s", gradeUsage)
+	}
+	return gradeSuite(ctx, inv, pos[0], f)
+}
+
+func gradeSuite(ctx context.Context, inv *invocation, dir string, f gradeFlags) error {
+	if f.concurrency < 1 {
+		return usageError("--concurrency %d: give at least 1", f.concurrency)
+	}
+	shard, err := parseShardFlag(f.shard)
+	if err != nil {
+		return err
+	}
+	repos, err := parseRepoFlags(f.repos)
+	if err != nil {
+		return err
+	}
+	key, err := signingKey(inv, f.signingKey)
+	if err != nil {
+		return err
+	}
+	s, err := loadSuite(dir, repos)
+	if err != nil {
+		return err
+	}
+	out, skip, err := prepareOut(f)
+	if err != nil {
+		return err
+	}
+	backend, cleanup, err := openBackend(ctx, inv, f.trustLocal, s.Verifier.Image)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	runID := newRunID()
+	g := &gradeRun{inv: inv, suite: s, out: out, start: time.Now()}
+	results, err := g.grade(ctx, grader.Options{
+		Backend: backend, Concurrency: f.concurrency, RunID: runID, Pinned: f.pinned, Shard: shard,
+		Skip: skip, LogDir: out, Getenv: inv.Getenv,
+	})
+	if d, ok := backend.(*sandbox.Docker); ok {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		if rerr := d.RemoveRun(cctx, runID); rerr != nil {
+			fmt.Fprintln(inv.Stderr, "tender: removing the run's containers:", rerr)
+		}
+		cancel()
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintf(inv.Stderr, "tender: interrupted; finished pairs are in %s/results.jsonl; continue with --resume %s\n", out, out)
+		}
+		return err
+	}
+	return g.finish(results, backend, shard, key)
+}
+
+func parseShardFlag(s string) (grader.Shard, error) {
+	if s == "" {
+		return grader.Shard{}, nil
+	}
+	sh, err := grader.ParseShard(s)
+	if err != nil {
+		return sh, usageError("--shard: %v", err)
+	}
+	return sh, nil
+}
+
+func parseRepoFlags(flags []string) (map[string]string, error) {
+	repos := map[string]string{}
+	for _, r := range flags {
+		id, path, ok := strings.Cut(r, "=")
+		if !ok || id == "" || path == "" {
+			return nil, usageError("--repo %q: write it as ID=PATH", r)
+		}
+		if _, dup := repos[id]; dup {
+			return nil, usageError("--repo %s is given twice", id)
+		}
+		repos[id] = path
+	}
+	return repos, nil
+}
+
+// loadSuite loads a suite, mapping suite errors to exit code 2.
+func loadSuite(dir string, repos map[string]string) (*grader.Suite, error) {
+	s, err := grader.Load(dir, grader.LoadOptions{Repos: repos})
+	if errors.Is(err, grader.ErrBadSuite) {
+		return nil, withCode(exitUsage, err)
+	}
+	return s, err
+}
+
+func signingKey(inv *invocation, file string) (ed25519.PrivateKey, error) {
+	switch {
+	case file != "":
+		k, err := bundle.LoadPrivateKey(file)
+		return k, withCode(exitUsage, err)
+	case inv.Getenv("TENDER_SIGNING_KEY") != "":
+		k, err := bundle.ParsePrivateKey([]byte(inv.Getenv("TENDER_SIGNING_KEY")))
+		if err != nil {
+			return nil, usageError("TENDER_SIGNING_KEY: %v", err)
+		}
+		return k, nil
+	}
+	return nil, nil
+}
+
+// prepareOut makes the output directory. A new run needs a new or empty directory; --resume
+// reuses one and returns the pairs it already finished.
+func prepareOut(f gradeFlags) (string, map[string]report.PairResult, error) {
+	if f.resume != "" {
+		prev, err := report.ReadResults(filepath.Join(f.resume, "results.jsonl"))
+		if err != nil {
+			return "", nil, usageError("--resume %s: %v", f.resume, err)
+		}
+		skip := map[string]report.PairResult{}
+		for _, r := range prev {
+			if r.Verdict != report.Error {
+				skip[r.ID] = r
+			}
+		}
+		return f.resume, skip, nil
+	}
+	if entries, err := os.ReadDir(f.out); err == nil && len(entries) > 0 {
+		return "", nil, usageError("--out %s is not empty; choose a new directory, or continue it with --resume %s", f.out, f.out)
+	}
+	return f.out, nil, os.MkdirAll(f.out, 0o755)
+}
+
+// openBackend opens the verifier backend: Docker by default, the local one only when trusted.
+func openBackend(ctx context.Context, inv *invocation, trustLocal bool, image string) (sandbox.Backend, func(), error) {
+	if trustLocal {
+		fmt.Fprintln(inv.Stderr, "tender: --trust-local-execution: verifiers run as local subprocesses. local backend: not isolated")
+		l, err := sandbox.NewLocal(true)
+		return l, func() {}, err
+	}
+	d, err := sandbox.NewDocker(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the Docker engine is needed for the default backend: %w", err)
+	}
+	if removed, err := d.Sweep(ctx); err != nil {
+		fmt.Fprintln(inv.Stderr, "tender: sweeping containers of dead runs:", err)
+	} else if len(removed) > 0 {
+		fmt.Fprintf(inv.Stderr, "tender: removed %d container(s) left by dead runs\n", len(removed))
+	}
+	if _, err := d.EnsureImage(ctx, image, inv.Stderr); err != nil {
+		d.Close()
+		return nil, nil, fmt.Errorf("verifier image %s: %w", image, err)
+	}
+	return d, func() { d.Close() }, nil
+}
+
+func newRunID() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return strconv.FormatInt(time.Now().Unix(), 36) + "-" + hex.EncodeToString(b)
+}

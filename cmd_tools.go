@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tender-grader/tender/report/bundle"
+	"github.com/tender-grader/tender/sandbox"
+)
+
+func cmdImage(ctx context.Context, inv *invocation, args []string) error {
+	fs := newFlags(inv, "image", "image build [--image NAME]")
+	image := fs.String("image", "tender-verifier/pytest", "built-in verifier image `name` to build (tender-verifier/pytest or tender-verifier/go)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || pos[0] != "build" {
+		return usageError("usage: tender image build [--image NAME]")
+	}
+	if _, ok := sandbox.BuiltinRecipe(*image); !ok {
+		return usageError("--image %s is not a built-in recipe; use tender-verifier/pytest or tender-verifier/go", *image)
+	}
+	d, err := sandbox.NewDocker(ctx)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	id, err := d.EnsureImage(ctx, *image, inv.Stderr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(inv.Stdout, "%s %s\n", *image, id)
+	return nil
+}
+
+func cmdGC(ctx context.Context, inv *invocation, args []string) error {
+	fs := newFlags(inv, "gc", "gc")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return usageError("gc takes no arguments")
+	}
+	d, err := sandbox.NewDocker(ctx)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	removed, err := d.Sweep(ctx)
+	for _, id := range removed {
+		fmt.Fprintln(inv.Stdout, "removed", id)
+	}
+	fmt.Fprintf(inv.Stdout, "%d container(s) of dead runs removed\n", len(removed))
+	return err
+}
+
+func cmdKeygen(ctx context.Context, inv *invocation, args []string) error {
+	fs := newFlags(inv, "keygen", "keygen [--out PREFIX]")
+	prefix := fs.String("out", "tender-signing", "write `PREFIX`.key (private, 0600) and PREFIX.pub")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return usageError("keygen takes no arguments; use --out PREFIX")
+	}
+	if err := bundle.GenerateKey(*prefix+".key", *prefix+".pub"); err != nil {
+		return withCode(exitUsage, err)
+	}
+	fmt.Fprintf(inv.Stdout, "wrote %s.key and %s.pub\n", *prefix, *prefix)
+	return nil
+}
+
+func cmdVerify(ctx context.Context, inv *invocation, args []string) error {
+	fs := newFlags(inv, "verify", "verify BUNDLE [--key PUB] [--require-signature]")
+	keyFile := fs.String("key", "", "ed25519 public key `file` to check the signature with")
+	strict := fs.Bool("require-signature", false, "fail when the bundle is not signed or no key is given")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageError("verify takes one BUNDLE directory")
+	}
+	var pub []byte
+	if *keyFile != "" {
+		k, err := bundle.LoadPublicKey(*keyFile)
+		if err != nil {
+			return withCode(exitUsage, err)
+		}
+		pub = k
+	}
+	m, err := bundle.Verify(pos[0], pub, bundle.VerifyOptions{RequireSignature: *strict})
+	if err != nil {
+		var fe *bundle.FileError
+		if errors.As(err, &fe) {
+			return withCode(exitFailure, fmt.Errorf("bundle %s does not verify: %w", pos[0], err))
+		}
+		return err
+	}
+	fmt.Fprintf(inv.Stdout, "bundle %s verifies: %d subjects, %s\n", pos[0], len(m.Subjects), m.SignatureStatus())
+	return nil
+}

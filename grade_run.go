@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/report"
+	"github.com/tender-grader/tender/report/bundle"
+	"github.com/tender-grader/tender/sandbox"
+)
+
+// gradeRun is one `tender grade`: it streams results to disk, shows progress, and writes the
+// bundle at the end.
+type gradeRun struct {
+	inv   *invocation
+	suite *grader.Suite
+	out   string
+	start time.Time
+
+	mu      sync.Mutex
+	lastLen int
+}
+
+func (g *gradeRun) grade(ctx context.Context, opts grader.Options) ([]report.PairResult, error) {
+	w, err := report.OpenResults(g.out)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	opts.Sink = w.Append
+	opts.Progress = g.progress
+	total := len(opts.Shard.Select(g.suite.Pairs))
+	fmt.Fprintf(g.inv.Stderr, "tender: grading %d pair(s) of %s with the %s backend, %d at a time\n", total, g.suite.Name, opts.Backend.Name(), opts.Concurrency)
+	results, err := grader.Grade(ctx, g.suite, opts)
+	g.endProgress()
+	return results, err
+}
+
+// progress shows pairs done out of total and the time left: one updating line on a terminal,
+// one line per pair elsewhere (CI logs).
+func (g *gradeRun) progress(done, total int, r report.PairResult) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	elapsed := time.Since(g.start)
+	left := time.Duration(float64(elapsed) / float64(done) * float64(total-done)).Round(time.Second)
+	line := fmt.Sprintf("[%d/%d] %s: %s (%s)  · about %s left", done, total, r.ID, r.Verdict, time.Duration(r.DurationMillis)*time.Millisecond, left)
+	if !g.inv.TTY {
+		fmt.Fprintln(g.inv.Stderr, line)
+		return
+	}
+	pad := ""
+	if n := g.lastLen - len(line); n > 0 {
+		pad = strings.Repeat(" ", n)
+	}
+	fmt.Fprintf(g.inv.Stderr, "\r%s%s", line, pad)
+	g.lastLen = len(line)
+}
+
+func (g *gradeRun) endProgress() {
+	if g.inv.TTY && g.lastLen > 0 {
+		fmt.Fprintln(g.inv.Stderr)
+	}
+}
+
+// finish writes every output, seals the bundle, prints the table, and decides the exit code.
+func (g *gradeRun) finish(results []report.PairResult, backend sandbox.Backend, shard grader.Shard, key ed25519.PrivateKey) error {
+	res := report.Results{
+		Schema: report.SchemaVersion, Tool: toolName(), Suite: g.suite.Name, SuiteVersion: g.suite.Version,
+		SuiteDigest: g.suite.Digest, Shard: shard.String(), Backend: backend.Name(),
+		Started: g.start, Finished: time.Now(), Counts: map[report.Verdict]int{}, Pairs: results,
+	}
+	for _, r := range results {
+		res.Counts[r.Verdict]++
+	}
+	if err := report.WriteOutputs(g.out, res); err != nil {
+		return err
+	}
+	m, err := bundle.Seal(g.out, g.inputs(backend, shard, results), key, time.Now())
+	if err != nil {
+		return fmt.Errorf("sealing the evidence bundle: %w", err)
+	}
+	printTable(g.inv.Stdout, results)
+	fmt.Fprintf(g.inv.Stdout, "\nbundle: %s (%s)\n", g.out, m.SignatureStatus())
+	var missed []string
+	for _, r := range results {
+		if r.ExpectMet != nil && !*r.ExpectMet {
+			missed = append(missed, fmt.Sprintf("%s (expected %s, got %s)", r.ID, r.Expect, r.Verdict))
+		}
+	}
+	if len(missed) > 0 {
+		return withCode(exitMismatch, fmt.Errorf("expect not met: %s", strings.Join(missed, ", ")))
+	}
+	return nil
+}
+
+// inputs lists every input of the run for the bundle manifest.
+func (g *gradeRun) inputs(backend sandbox.Backend, shard grader.Shard, results []report.PairResult) bundle.Inputs {
+	in := bundle.Inputs{Files: map[string]string{}, Tool: toolName(), Images: map[string]string{},
+		Options: map[string]string{"backend": backend.Name(), "shard": shard.String(), "runner": g.suite.Verifier.Runner}}
+	for path, sum := range g.suite.Files {
+		in.Files["suite/"+path] = sum
+	}
+	for _, r := range results {
+		for _, c := range r.Checks {
+			if c.ImageID != "" {
+				in.Images[g.suite.Verifier.Image] = c.ImageID
+			}
+		}
+	}
+	return in
+}
+
+// printTable writes the human-readable table of verdicts.
+func printTable(w io.Writer, results []report.PairResult) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PAIR\tVERDICT\tEXPECT\tREASONS\tTIME")
+	for _, r := range results {
+		expect := "-"
+		if r.ExpectMet != nil {
+			expect = "ok"
+			if !*r.ExpectMet {
+				expect = "MISMATCH (" + string(r.Expect) + ")"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Verdict, expect, reasonCodes(r.Reasons), (time.Duration(r.DurationMillis) * time.Millisecond).Round(100*time.Millisecond))
+	}
+	tw.Flush()
+}
+
+func reasonCodes(rs []report.Reason) string {
+	seen := map[string]bool{}
+	var codes []string
+	for _, r := range rs {
+		if !seen[r.Code] {
+			seen[r.Code] = true
+			codes = append(codes, r.Code)
+		}
+	}
+	if len(codes) == 0 {
+		return "-"
+	}
+	return strings.Join(codes, ",")
+}

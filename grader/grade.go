@@ -1,0 +1,201 @@
+package grader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tender-grader/tender/gitsafe"
+	"github.com/tender-grader/tender/report"
+	"github.com/tender-grader/tender/sandbox"
+)
+
+// Options configure one grading run. None of them come from the suite or a candidate.
+type Options struct {
+	Backend     sandbox.Backend
+	Concurrency int                          // > 0
+	RunID       string                       // labels every verifier of the run
+	Pinned      bool                         // clone sources: HEAD must equal the base commit
+	Shard       Shard                        // zero value: every pair
+	Skip        map[string]report.PairResult // finished pairs to keep (from --resume), by id
+	WorkDir     string                       // parent of private snapshots and workspaces; os.TempDir() when ""
+	LogDir      string                       // where per-check logs and JUnit files go (bundle-relative names are recorded)
+	Now         func() time.Time
+	Getenv      func(string) string // host environment, read only for the suite's pass_env names
+	// Sink receives each pair's result as soon as the pair ends; it must be safe to call from
+	// several goroutines. Progress is called after Sink with the count of pairs done.
+	Sink     func(report.PairResult) error
+	Progress func(done, total int, r report.PairResult)
+}
+
+// ErrNoPairs means the shard or the filters left nothing to grade.
+var ErrNoPairs = errors.New("no pairs to grade")
+
+// Grade runs every selected pair and returns their results in suite order. A pair's failure
+// is recorded as its verdict; the returned error is only for the batch itself (a sink that
+// cannot write, a cancelled context).
+func Grade(ctx context.Context, s *Suite, opts Options) ([]report.PairResult, error) {
+	if opts.Concurrency <= 0 {
+		return nil, fmt.Errorf("concurrency must be at least 1, got %d", opts.Concurrency)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	pairs := opts.Shard.Select(s.Pairs)
+	if len(pairs) == 0 {
+		return nil, ErrNoPairs
+	}
+	repos, err := openRepos(ctx, s, pairs, opts.WorkDir)
+	if err != nil {
+		return nil, err
+	}
+	defer repos.close()
+
+	results := make([]report.PairResult, len(pairs))
+	var mu sync.Mutex
+	var done int
+	var sinkErrs []error
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opts.Concurrency)
+	for i, p := range pairs {
+		if prev, ok := opts.Skip[p.ID]; ok && prev.InputDigest == p.InputDigest {
+			results[i] = prev
+			mu.Lock()
+			done++
+			mu.Unlock()
+			continue
+		}
+		g.Go(func() error {
+			if gctx.Err() != nil {
+				return gctx.Err()
+			}
+			r := gradeSafely(gctx, s, p, repos, opts)
+			if gctx.Err() != nil && r.Verdict == report.Error {
+				return gctx.Err() // interrupted: the pair is not finished, so it is not recorded
+			}
+			results[i] = r
+			mu.Lock()
+			defer mu.Unlock()
+			if opts.Sink != nil {
+				if err := opts.Sink(r); err != nil {
+					sinkErrs = append(sinkErrs, err)
+				}
+			}
+			done++
+			if opts.Progress != nil {
+				opts.Progress(done, len(pairs), r)
+			}
+			return nil
+		})
+	}
+	err = g.Wait()
+	if err := errors.Join(append(sinkErrs, err)...); err != nil {
+		return results, err
+	}
+	return results, ctx.Err()
+}
+
+// gradeSafely turns a panic in one pair into that pair's error verdict.
+func gradeSafely(ctx context.Context, s *Suite, p *Pair, repos *repoSet, opts Options) (r report.PairResult) {
+	start := opts.Now()
+	defer func() {
+		if v := recover(); v != nil {
+			r = newResult(p, start)
+			r.Verdict = report.Error
+			r.Reasons = []report.Reason{{Code: "internal_panic", Detail: fmt.Sprintf("%v\n%s", v, debug.Stack())}}
+		}
+		r.DurationMillis = opts.Now().Sub(start).Milliseconds()
+		r.ExpectMet = expectMet(p.Expect, r.Verdict)
+	}()
+	ctx, cancel := context.WithTimeout(ctx, pairDeadline(s))
+	defer cancel()
+	pl := &pipeline{suite: s, pair: p, repo: repos.get(p.Repository), opts: opts}
+	return pl.run(ctx, start)
+}
+
+// pairDeadline bounds a whole pair: two checks, each with its timeout plus room to set up.
+func pairDeadline(s *Suite) time.Duration {
+	return 2*(s.Verifier.Timeout+90*time.Second) + time.Minute
+}
+
+func expectMet(want, got report.Verdict) *bool {
+	if want == "" {
+		return nil
+	}
+	ok := want == got
+	return &ok
+}
+
+func newResult(p *Pair, start time.Time) report.PairResult {
+	return report.PairResult{
+		Schema: report.SchemaVersion, ID: p.ID, Repository: p.Repository, Expect: p.Expect,
+		RequestedCommit: p.BaseCommit, Digests: p.Digests, FailToPass: p.FailToPass, PassToPass: p.PassToPass,
+		Started: start, InputDigest: p.InputDigest, Line: p.Line,
+	}
+}
+
+// repoSet holds one private snapshot per repository ID, shared by that repository's pairs.
+type repoSet struct {
+	repos map[string]*gitsafe.Repo
+	errs  map[string]error
+}
+
+func openRepos(ctx context.Context, s *Suite, pairs []*Pair, workDir string) (*repoSet, error) {
+	set := &repoSet{repos: map[string]*gitsafe.Repo{}, errs: map[string]error{}}
+	for _, p := range pairs {
+		id := p.Repository
+		if _, ok := set.repos[id]; ok {
+			continue
+		}
+		if _, ok := set.errs[id]; ok {
+			continue
+		}
+		repo, err := gitsafe.Snapshot(ctx, s.source(id), workDir)
+		if err != nil {
+			if ctx.Err() != nil {
+				set.close()
+				return nil, ctx.Err()
+			}
+			set.errs[id] = err
+			continue
+		}
+		set.repos[id] = repo
+	}
+	return set, nil
+}
+
+func (rs *repoSet) get(id string) repoHandle {
+	return repoHandle{repo: rs.repos[id], err: rs.errs[id]}
+}
+
+func (rs *repoSet) close() {
+	for _, r := range rs.repos {
+		r.Close()
+	}
+}
+
+type repoHandle struct {
+	repo *gitsafe.Repo
+	err  error // why the snapshot was refused
+}
+
+// source maps a repository ID to a gitsafe source, resolving suite-relative paths.
+func (s *Suite) source(id string) gitsafe.Source {
+	src := s.Repositories[id]
+	switch {
+	case src.Clone != "":
+		return gitsafe.Source{Kind: gitsafe.SourceClone, Path: src.Clone}
+	case src.Bundle != "":
+		return gitsafe.Source{Kind: gitsafe.SourceBundle, Path: s.path(src.Bundle)}
+	default:
+		return gitsafe.Source{Kind: gitsafe.SourceFastExport, Path: s.path(src.FastExport)}
+	}
+}
+
+func (s *Suite) path(rel string) string { return s.Dir + string(os.PathSeparator) + rel }

@@ -1,0 +1,618 @@
+package grader
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/tender-grader/tender/grader/integrity"
+	"github.com/tender-grader/tender/report"
+)
+
+// SuiteFile is the name of a suite's manifest inside its directory.
+const SuiteFile = "tender.yaml"
+
+// Default policy, from DESIGN.md invariants 5 and 6.
+var (
+	DefaultProtected = []string{".tender/**"}
+	DefaultRestored  = []string{"tests/**", "test/**", "conftest.py", "**/conftest.py", "pytest.ini", "pytest.toml", ".pytest.toml", "noxfile.py"}
+)
+
+// LoadOptions are the operator's additions to a suite: they never come from the suite files.
+type LoadOptions struct {
+	Repos map[string]string // repository ID -> local clone path (--repo ID=PATH)
+}
+
+// SuiteDoc is tender.yaml as written (and as `tender import` writes it). Unknown keys are
+// errors when it is read.
+type SuiteDoc struct {
+	Name           string             `yaml:"name,omitempty"`
+	Version        string             `yaml:"version,omitempty"`
+	Repositories   map[string]RepoDoc `yaml:"repositories,omitempty"`
+	Verifier       VerifierDoc        `yaml:"verifier,omitempty"`
+	ProtectedPaths *[]string          `yaml:"protected_paths,omitempty"`
+	RestoredPaths  *[]string          `yaml:"restored_paths,omitempty"`
+	Pairs          []PairDoc          `yaml:"pairs,omitempty"`
+}
+
+type RepoDoc struct {
+	Bundle     string `yaml:"bundle,omitempty"`
+	FastExport string `yaml:"fast_export,omitempty"`
+	URL        string `yaml:"url,omitempty"`
+}
+
+type VerifierDoc struct {
+	Image   string            `yaml:"image,omitempty"`
+	Runner  string            `yaml:"runner,omitempty"`
+	Command []string          `yaml:"command,omitempty"`
+	Timeout string            `yaml:"timeout,omitempty"`
+	CPUs    float64           `yaml:"cpus,omitempty"`
+	Memory  string            `yaml:"memory,omitempty"`
+	Pids    int64             `yaml:"pids,omitempty"`
+	Disk    string            `yaml:"disk,omitempty"`
+	Env     map[string]string `yaml:"env,omitempty"`
+	PassEnv []string          `yaml:"pass_env,omitempty"`
+	Plugins []string          `yaml:"plugins,omitempty"`
+}
+
+type PairDoc struct {
+	ID             string    `yaml:"id,omitempty"`
+	Repository     string    `yaml:"repository,omitempty"`
+	BaseCommit     string    `yaml:"base_commit,omitempty"`
+	Issue          string    `yaml:"issue,omitempty"`
+	Patch          string    `yaml:"patch,omitempty"`
+	TestPatch      string    `yaml:"test_patch,omitempty"`
+	Assets         string    `yaml:"assets,omitempty"`
+	ReferencePatch string    `yaml:"reference_patch,omitempty"`
+	FailToPass     *[]string `yaml:"fail_to_pass,omitempty"`
+	PassToPass     *[]string `yaml:"pass_to_pass,omitempty"`
+	Expect         string    `yaml:"expect,omitempty"`
+}
+
+var (
+	reID     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+	reCommit = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	reEnv    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	reRemote = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://|^[^/\s]+@[^/\s]+:`)
+)
+
+// Load reads, validates and digests the suite in dir. Every error wraps ErrBadSuite and names
+// the file and field; nothing of the candidate runs before Load returns.
+func Load(dir string, opts LoadOptions) (*Suite, error) {
+	l := &loader{dir: dir, manifest: SuiteFile}
+	return l.load(opts)
+}
+
+type loader struct {
+	dir      string
+	manifest string
+}
+
+func (l *loader) errf(field, format string, a ...any) error {
+	return &LoadError{File: l.manifest, Field: field, Msg: fmt.Sprintf(format, a...)}
+}
+
+func (l *loader) load(opts LoadOptions) (*Suite, error) {
+	info, err := os.Stat(l.dir)
+	if err != nil || !info.IsDir() {
+		return nil, &LoadError{File: l.dir, Msg: "not a suite directory; pass the directory that holds tender.yaml"}
+	}
+	data, err := l.readFile("", SuiteFile, MaxSuiteFile)
+	if err != nil {
+		return nil, err
+	}
+	raw, lines, err := l.decode(data)
+	if err != nil {
+		return nil, err
+	}
+	s, err := l.build(raw, lines, opts)
+	if err != nil {
+		return nil, err
+	}
+	if s.Files, err = l.digestTree(); err != nil {
+		return nil, err
+	}
+	s.Digest = digestMap(s.Files)
+	for _, p := range s.Pairs {
+		p.InputDigest = inputDigest(s, p)
+	}
+	return s, nil
+}
+
+// decode decodes strictly: unknown keys, duplicate keys and trailing documents are errors.
+func (l *loader) decode(data []byte) (*SuiteDoc, []int, error) {
+	if !utf8.Valid(data) {
+		return nil, nil, l.errf("", "not valid UTF-8; save the file as UTF-8")
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var raw SuiteDoc
+	if err := dec.Decode(&raw); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil, l.errf("", "the file is empty; see the README for a complete example")
+		}
+		return nil, nil, l.yamlError(err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, nil, l.errf("", "holds more than one YAML document; keep a single document")
+	}
+	return &raw, pairLines(data), nil
+}
+
+// yamlError turns yaml.v3's multi-line errors into one line that says what to do.
+func (l *loader) yamlError(err error) error {
+	var te *yaml.TypeError
+	msgs := []string{strings.TrimPrefix(err.Error(), "yaml: ")}
+	if errors.As(err, &te) {
+		msgs = te.Errors
+	}
+	for i, m := range msgs {
+		m = strings.TrimSpace(m)
+		if k, ok := unknownField(m); ok {
+			m = fmt.Sprintf("%sunknown key %q; remove it or fix its spelling (the README lists every key)", linePrefix(m), k)
+		}
+		msgs[i] = m
+	}
+	return l.errf("", "%s", strings.Join(msgs, "; "))
+}
+
+var reUnknown = regexp.MustCompile(`field (\S+) not found in type`)
+
+func unknownField(m string) (string, bool) {
+	if g := reUnknown.FindStringSubmatch(m); g != nil {
+		return g[1], true
+	}
+	return "", false
+}
+
+func linePrefix(m string) string {
+	if strings.HasPrefix(m, "line ") {
+		if i := strings.Index(m, ":"); i > 0 {
+			return m[:i+2]
+		}
+	}
+	return ""
+}
+
+// pairLines finds the line of each pair's entry, for annotations. Errors were caught already.
+func pairLines(data []byte) []int {
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+		return nil
+	}
+	root := doc.Content[0]
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "pairs" {
+			var lines []int
+			for _, n := range root.Content[i+1].Content {
+				lines = append(lines, n.Line)
+			}
+			return lines
+		}
+	}
+	return nil
+}
+
+func (l *loader) build(raw *SuiteDoc, lines []int, opts LoadOptions) (*Suite, error) {
+	s := &Suite{Dir: l.dir, Name: raw.Name, Version: raw.Version}
+	if !reID.MatchString(raw.Name) {
+		return nil, l.errf("name", "is %q; give the suite a name of letters, digits, '.', '_' or '-'", raw.Name)
+	}
+	if strings.TrimSpace(raw.Version) == "" {
+		return nil, l.errf("version", "is missing; add a version string such as \"1\"")
+	}
+	var err error
+	if s.Repositories, err = l.repositories(raw.Repositories, opts.Repos); err != nil {
+		return nil, err
+	}
+	if s.Verifier, err = l.verifier(raw.Verifier); err != nil {
+		return nil, err
+	}
+	s.ProtectedPaths, s.RestoredPaths = orDefault(raw.ProtectedPaths, DefaultProtected), orDefault(raw.RestoredPaths, DefaultRestored)
+	if s.Protected, err = l.patterns("protected_paths", s.ProtectedPaths, true); err != nil {
+		return nil, err
+	}
+	if s.Restored, err = l.patterns("restored_paths", s.RestoredPaths, false); err != nil {
+		return nil, err
+	}
+	if len(raw.Pairs) == 0 {
+		return nil, l.errf("pairs", "is empty; a suite needs at least one pair")
+	}
+	seen := map[string]int{}
+	for i := range raw.Pairs {
+		p, err := l.pair(i, &raw.Pairs[i], s)
+		if err != nil {
+			return nil, err
+		}
+		if j, dup := seen[p.ID]; dup {
+			return nil, l.errf(fmt.Sprintf("pairs[%d].id", i), "%q is also the id of pairs[%d]; pair ids must be unique", p.ID, j)
+		}
+		seen[p.ID] = i
+		if i < len(lines) {
+			p.Line = lines[i]
+		}
+		s.Pairs = append(s.Pairs, p)
+	}
+	return s, nil
+}
+
+func orDefault(given *[]string, defaults []string) []string {
+	if given != nil {
+		return *given
+	}
+	return defaults
+}
+
+func (l *loader) patterns(field string, pats []string, fold bool) (*integrity.Matcher, error) {
+	m, err := integrity.Compile(field, pats, fold)
+	if err != nil {
+		return nil, &LoadError{File: l.manifest, Msg: err.Error()}
+	}
+	return m, nil
+}
+
+func (l *loader) repositories(raw map[string]RepoDoc, mapped map[string]string) (map[string]RepoSource, error) {
+	if len(raw) == 0 {
+		return nil, l.errf("repositories", "is empty; vendor each repository as a bundle or fast-export stream and name it here")
+	}
+	out := map[string]RepoSource{}
+	for _, id := range sortedKeys(raw) {
+		r := raw[id]
+		field := "repositories." + id
+		if !reID.MatchString(id) {
+			return nil, l.errf(field, "is not a valid repository ID; use letters, digits, '.', '_' or '-'")
+		}
+		for _, v := range []string{r.URL, r.Bundle, r.FastExport} {
+			if v != "" && (r.URL != "" || reRemote.MatchString(v)) {
+				return nil, l.errf(field, "names a remote source (%q): remote repository sources are disabled; vendor it as a bundle or fast-export stream, or map it to a local clone with --repo %s=PATH", v, id)
+			}
+		}
+		src, err := l.repoSource(field, id, r, mapped[id])
+		if err != nil {
+			return nil, err
+		}
+		out[id] = src
+	}
+	for _, id := range sortedKeys(mapped) {
+		if _, ok := raw[id]; !ok {
+			return nil, usageErrorf("--repo %s=...: the suite has no repository %q (it has: %s)", id, id, strings.Join(sortedKeys(raw), ", "))
+		}
+	}
+	return out, nil
+}
+
+func (l *loader) repoSource(field, id string, r RepoDoc, clone string) (RepoSource, error) {
+	if clone != "" {
+		info, err := os.Stat(clone)
+		if err != nil || !info.IsDir() {
+			return RepoSource{}, usageErrorf("--repo %s=%s: not a directory; give the path of a local clone", id, clone)
+		}
+		abs, err := filepath.Abs(clone)
+		return RepoSource{Clone: abs}, err
+	}
+	switch {
+	case r.Bundle != "" && r.FastExport != "":
+		return RepoSource{}, l.errf(field, "sets both bundle and fast_export; keep one")
+	case r.Bundle != "":
+		if _, err := l.checkFile(field+".bundle", r.Bundle, MaxRepoStream); err != nil {
+			return RepoSource{}, err
+		}
+		return RepoSource{Bundle: r.Bundle}, nil
+	case r.FastExport != "":
+		if _, err := l.checkFile(field+".fast_export", r.FastExport, MaxRepoStream); err != nil {
+			return RepoSource{}, err
+		}
+		return RepoSource{FastExport: r.FastExport}, nil
+	}
+	return RepoSource{}, l.errf(field, "has no source; set bundle or fast_export to a file in the suite, or pass --repo %s=PATH", id)
+}
+
+// usageErrorf is an operator error (a flag), not a suite file error; it still wraps ErrBadSuite
+// so that it exits 2.
+func usageErrorf(format string, a ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrBadSuite}, a...)...)
+}
+
+func (l *loader) pair(i int, r *PairDoc, s *Suite) (*Pair, error) {
+	f := func(name string) string { return fmt.Sprintf("pairs[%d].%s", i, name) }
+	if !reID.MatchString(r.ID) {
+		return nil, l.errf(f("id"), "is %q; use 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit", r.ID)
+	}
+	p := &Pair{ID: r.ID, Repository: r.Repository, BaseCommit: r.BaseCommit, IssuePath: r.Issue, PatchPath: r.Patch,
+		TestPatchPath: r.TestPatch, AssetsPath: r.Assets, ReferencePath: r.ReferencePatch}
+	if _, ok := s.Repositories[r.Repository]; !ok {
+		return nil, l.errf(f("repository"), "%q is not in repositories (known: %s)", r.Repository, strings.Join(sortedKeys(s.Repositories), ", "))
+	}
+	if !reCommit.MatchString(r.BaseCommit) {
+		return nil, l.errf(f("base_commit"), "%q is not a full commit id; give all 40 lowercase hex digits", r.BaseCommit)
+	}
+	var err error
+	if p.Issue, err = l.requiredFile(f("issue"), r.Issue, MaxIssue); err != nil {
+		return nil, err
+	}
+	if !utf8.Valid(p.Issue) {
+		return nil, l.errf(f("issue"), "%s is not valid UTF-8; save the issue text as UTF-8", r.Issue)
+	}
+	if p.Patch, p.PatchOversize, p.patchDigest, err = l.candidatePatch(f("patch"), r.Patch); err != nil {
+		return nil, err
+	}
+	if p.TestPatch, err = l.optionalFile(f("test_patch"), r.TestPatch, MaxPatch); err != nil {
+		return nil, err
+	}
+	if p.ReferencePatch, err = l.optionalFile(f("reference_patch"), r.ReferencePatch, MaxPatch); err != nil {
+		return nil, err
+	}
+	if r.Assets != "" {
+		if p.Assets, err = l.readAssets(f("assets"), r.Assets); err != nil {
+			return nil, err
+		}
+	}
+	if p.FailToPass, err = l.testList(f("fail_to_pass"), r.FailToPass, true); err != nil {
+		return nil, err
+	}
+	if p.PassToPass, err = l.testList(f("pass_to_pass"), r.PassToPass, false); err != nil {
+		return nil, err
+	}
+	if r.Expect != "" {
+		if p.Expect = report.Verdict(r.Expect); !p.Expect.Valid() {
+			return nil, l.errf(f("expect"), "%q is not a verdict; use resolved, unresolved, integrity_violation or error", r.Expect)
+		}
+	}
+	p.Digests = report.Digests{Patch: p.patchDigest, Issue: sha(p.Issue), Assets: assetsDigest(p.Assets)}
+	if p.TestPatchPath != "" {
+		p.Digests.TestPatch = sha(p.TestPatch)
+	}
+	return p, nil
+}
+
+// candidatePatch reads the candidate's patch. An oversize patch is the candidate's fault, not
+// the suite's: the pair is refused when graded, and the rest of the batch goes on.
+func (l *loader) candidatePatch(field, rel string) (data []byte, oversize bool, digest string, err error) {
+	if rel == "" {
+		return nil, false, "", l.errf(field, "is missing; give a file path relative to the suite directory (an empty file means an empty patch)")
+	}
+	full, err := l.checkFile(field, rel, MaxRepoStream)
+	if err != nil {
+		return nil, false, "", err
+	}
+	if info, _ := os.Stat(full); info.Size() > MaxPatch {
+		digest, err = fileDigest(full)
+		return nil, true, digest, err
+	}
+	data, err = os.ReadFile(full)
+	return data, false, sha(data), err
+}
+
+func (l *loader) testList(field string, list *[]string, required bool) ([]string, error) {
+	if list == nil {
+		if required {
+			return nil, l.errf(field, "is missing; list the test IDs that must pass")
+		}
+		return nil, nil
+	}
+	if len(*list) == 0 {
+		return nil, l.errf(field, "is an empty list; list at least one test ID, or remove the key")
+	}
+	seen := map[string]bool{}
+	for j, id := range *list {
+		if strings.TrimSpace(id) == "" || len(id) > 2000 || !utf8.ValidString(id) || strings.ContainsAny(id, "\x00\n\r") {
+			return nil, l.errf(fmt.Sprintf("%s[%d]", field, j), "%q is not a usable test ID; give a node id like tests/test_x.py::test_y", id)
+		}
+		if seen[id] {
+			return nil, l.errf(fmt.Sprintf("%s[%d]", field, j), "%q is listed twice; list each test once", id)
+		}
+		seen[id] = true
+	}
+	return *list, nil
+}
+
+func (l *loader) requiredFile(field, rel string, limit int64) ([]byte, error) {
+	if rel == "" {
+		return nil, l.errf(field, "is missing; give a file path relative to the suite directory")
+	}
+	return l.readFile(field, rel, limit)
+}
+
+func (l *loader) optionalFile(field, rel string, limit int64) ([]byte, error) {
+	if rel == "" {
+		return nil, nil
+	}
+	return l.readFile(field, rel, limit)
+}
+
+// readFile reads a suite file after checking its path and size.
+func (l *loader) readFile(field, rel string, limit int64) ([]byte, error) {
+	full, err := l.checkFile(field, rel, limit)
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(full)
+}
+
+// checkFile checks that rel is a safe suite path to a regular file within the size cap.
+func (l *loader) checkFile(field, rel string, limit int64) (string, error) {
+	full, info, err := l.resolve(field, rel)
+	if err != nil {
+		return "", err
+	}
+	if !info.Mode().IsRegular() {
+		return "", l.errf(field, "%s is not a regular file", rel)
+	}
+	if info.Size() > limit {
+		return "", l.errf(field, "%s is %d bytes, over the cap of %d; shrink it or split the pair", rel, info.Size(), limit)
+	}
+	return full, nil
+}
+
+// resolve checks a suite-relative path: relative, no "..", no symlink on the way, and present.
+func (l *loader) resolve(field, rel string) (string, fs.FileInfo, error) {
+	if reRemote.MatchString(rel) {
+		return "", nil, l.errf(field, "%q is a URL: remote sources are disabled; vendor the file inside the suite", rel)
+	}
+	if rel == "" || strings.HasPrefix(rel, "/") || strings.Contains(rel, `\`) || filepath.IsAbs(rel) {
+		return "", nil, l.errf(field, "%q must be a relative path inside the suite directory", rel)
+	}
+	for _, part := range strings.Split(rel, "/") {
+		if part == ".." {
+			return "", nil, l.errf(field, "%q uses \"..\"; keep every file inside the suite directory", rel)
+		}
+	}
+	cur := l.dir
+	var info fs.FileInfo
+	for _, part := range strings.Split(filepath.Clean(rel), string(filepath.Separator)) {
+		cur = filepath.Join(cur, part)
+		var err error
+		if info, err = os.Lstat(cur); err != nil {
+			return "", nil, l.errf(field, "%s does not exist in the suite directory; check the path", rel)
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			return "", nil, l.errf(field, "%s is or passes through a symlink; suite files must be real files", rel)
+		}
+	}
+	return cur, info, nil
+}
+
+func (l *loader) readAssets(field, rel string) ([]Asset, error) {
+	root, info, err := l.resolve(field, rel)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return nil, l.errf(field, "%s is not a directory; hidden assets are a directory of files", rel)
+	}
+	var assets []Asset
+	var total int64
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		r, _ := filepath.Rel(root, p)
+		if d.Type()&fs.ModeSymlink != 0 || !(d.IsDir() || d.Type().IsRegular()) {
+			return l.errf(field, "%s/%s is not a regular file or directory", rel, filepath.ToSlash(r))
+		}
+		if d.IsDir() {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if total += fi.Size(); fi.Size() > MaxAssetFile || total > MaxAssetsTotal {
+			return l.errf(field, "%s is over the asset size caps (%d per file, %d in all)", rel, MaxAssetFile, MaxAssetsTotal)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		assets = append(assets, Asset{Path: filepath.ToSlash(r), Data: data, Mode: uint32(fi.Mode().Perm())})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(assets) == 0 {
+		return nil, l.errf(field, "%s holds no files; remove the key or add the assets", rel)
+	}
+	return assets, nil
+}
+
+// digestTree digests every file of the suite directory. Symlinks and special files anywhere
+// in it are refused: the suite is data, and must be plain files.
+func (l *loader) digestTree() (map[string]string, error) {
+	files := map[string]string{}
+	err := filepath.WalkDir(l.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(l.dir, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return &LoadError{File: rel, Msg: "is a symlink or special file; a suite holds only regular files"}
+		}
+		sum, err := fileDigest(p)
+		files[rel] = sum
+		return err
+	})
+	return files, err
+}
+
+func fileDigest(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func sha(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+func digestMap(m map[string]string) string {
+	h := sha256.New()
+	for _, k := range sortedKeys(m) {
+		fmt.Fprintf(h, "%s  %s\n", m[k], k)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func assetsDigest(assets []Asset) string {
+	if len(assets) == 0 {
+		return ""
+	}
+	m := map[string]string{}
+	for _, a := range assets {
+		m[a.Path] = sha(a.Data)
+	}
+	return digestMap(m)
+}
+
+// inputDigest covers everything that decides a pair's verdict, so --resume can tell whether a
+// finished result still stands.
+func inputDigest(s *Suite, p *Pair) string {
+	src := s.Repositories[p.Repository]
+	var srcDigest string
+	if rel := src.Bundle + src.FastExport; rel != "" {
+		srcDigest = s.Files[rel]
+	} else {
+		srcDigest = "clone:" + src.Clone
+	}
+	doc, _ := json.Marshal(map[string]any{
+		"verifier": s.Verifier, "protected": s.ProtectedPaths, "restored": s.RestoredPaths,
+		"repo": srcDigest, "base": p.BaseCommit, "digests": p.Digests, "ref": sha(p.ReferencePatch),
+		"f2p": p.FailToPass, "p2p": p.PassToPass, "expect": p.Expect,
+	})
+	return sha(doc)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

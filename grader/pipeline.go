@@ -1,0 +1,269 @@
+package grader
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tender-grader/tender/gitsafe"
+	"github.com/tender-grader/tender/grader/integrity"
+	"github.com/tender-grader/tender/report"
+)
+
+// Reason codes decided by the pipeline (report.Reconcile adds the per-test ones).
+const (
+	ReasonRepositoryRefused = "repository_refused"
+	ReasonBaseMissing       = "base_commit_missing"
+	ReasonSourceDirty       = "source_dirty"
+	ReasonHeadMismatch      = "head_mismatch"
+	ReasonEmptyPatch        = "empty_patch"
+	ReasonPatchTooLarge     = "patch_too_large"
+	ReasonUnsafePath        = "unsafe_path"
+	ReasonPatchFailed       = "patch_failed"
+	ReasonTestPatchInvalid  = "test_patch_invalid"
+	ReasonTestPatchFailed   = "test_patch_failed"
+	ReasonUnsafeTree        = "unsafe_tree"
+	ReasonVerifierFailed    = "verifier_failed"
+	ReasonTimeout           = "timeout"
+	ReasonOOM               = "oom"
+	ReasonReportForged      = "report_forged"
+	ReasonWorkspace         = "workspace_failed"
+	ReasonInterrupted       = "interrupted"
+)
+
+// pipeline grades one pair.
+type pipeline struct {
+	suite *Suite
+	pair  *Pair
+	repo  repoHandle
+	opts  Options
+
+	executed  string
+	patch     *gitsafe.Patch
+	testPatch *gitsafe.Patch
+
+	baseOnce sync.Once
+	base     *baseTree
+	baseErr  error
+}
+
+// verdictError stops the pipeline with a verdict and its reasons.
+type verdictError struct {
+	verdict report.Verdict
+	reasons []report.Reason
+}
+
+func (e *verdictError) Error() string { return string(e.verdict) + ": " + e.reasons[0].Code }
+
+func stop(v report.Verdict, code, detail string) *verdictError {
+	return &verdictError{verdict: v, reasons: []report.Reason{{Code: code, Detail: detail}}}
+}
+
+func (pl *pipeline) run(ctx context.Context, start time.Time) report.PairResult {
+	r := newResult(pl.pair, start)
+	r.SuiteFile = SuiteFile
+	defer pl.cleanup()
+	err := pl.prepare(ctx, &r)
+	if err == nil {
+		err = pl.runChecks(ctx, &r)
+	}
+	var ve *verdictError
+	switch {
+	case errors.As(err, &ve):
+		r.Verdict, r.Reasons = ve.verdict, append(r.Reasons, ve.reasons...)
+	case err != nil:
+		r.Verdict, r.Reasons = report.Error, append(r.Reasons, report.Reason{Code: ReasonVerifierFailed, Detail: err.Error()})
+	}
+	if ctx.Err() != nil && r.Verdict == report.Error {
+		r.Reasons = append(r.Reasons, report.Reason{Code: ReasonInterrupted, Detail: ctx.Err().Error()})
+	}
+	return r
+}
+
+// prepare does everything that happens before any verifier starts: the repository checks, the
+// patch validation and the integrity pre-scan.
+func (pl *pipeline) prepare(ctx context.Context, r *report.PairResult) error {
+	if err := pl.prepareRepo(ctx, r); err != nil {
+		return err
+	}
+	if err := pl.prepareTestPatch(); err != nil {
+		return err
+	}
+	p := pl.pair
+	if p.PatchOversize {
+		return stop(report.IntegrityViolation, ReasonPatchTooLarge, fmt.Sprintf("%s is over %d bytes; it was not parsed or applied", p.PatchPath, MaxPatch))
+	}
+	if len(bytes.TrimSpace(p.Patch)) == 0 {
+		r.EmptyPatch = true
+		return stop(report.Unresolved, ReasonEmptyPatch, "the candidate patch is empty; nothing was run")
+	}
+	return pl.preparePatch(p.Patch)
+}
+
+// prepareRepo refuses a run whose repository or base commit cannot be trusted.
+func (pl *pipeline) prepareRepo(ctx context.Context, r *report.PairResult) error {
+	if pl.repo.err != nil {
+		return stop(report.Error, ReasonRepositoryRefused, pl.repo.err.Error())
+	}
+	executed, err := pl.repo.repo.Verify(ctx, pl.pair.BaseCommit, pl.opts.Pinned)
+	switch {
+	case errors.Is(err, gitsafe.ErrCommitNotFound):
+		return stop(report.Error, ReasonBaseMissing, err.Error())
+	case errors.Is(err, gitsafe.ErrDirty):
+		return stop(report.Error, ReasonSourceDirty, err.Error())
+	case errors.Is(err, gitsafe.ErrHeadMismatch):
+		return stop(report.Error, ReasonHeadMismatch, err.Error())
+	case err != nil:
+		return stop(report.Error, ReasonRepositoryRefused, err.Error())
+	}
+	pl.executed, r.ExecutedCommit = executed, executed
+	return nil
+}
+
+func (pl *pipeline) prepareTestPatch() error {
+	if len(bytes.TrimSpace(pl.pair.TestPatch)) == 0 {
+		return nil
+	}
+	var err error
+	if pl.testPatch, err = gitsafe.ParsePatch(pl.pair.TestPatch); err != nil {
+		return stop(report.Error, ReasonTestPatchInvalid, fmt.Sprintf("%s: %v", pl.pair.TestPatchPath, err))
+	}
+	return nil
+}
+
+// preparePatch parses a patch and runs the integrity pre-scan on it.
+func (pl *pipeline) preparePatch(data []byte) error {
+	var err error
+	if pl.patch, err = gitsafe.ParsePatch(data); err != nil {
+		return patchError(err)
+	}
+	if v := integrity.Scan(changesOf(pl.patch), pl.policy()); len(v) > 0 {
+		return &verdictError{verdict: report.IntegrityViolation, reasons: v}
+	}
+	return nil
+}
+
+// patchError classifies a candidate patch that gitsafe refused to parse.
+func patchError(err error) error {
+	var ue *gitsafe.UnsafeError
+	if errors.As(err, &ue) || errors.Is(err, gitsafe.ErrUnsafePath) {
+		ve := stop(report.IntegrityViolation, ReasonUnsafePath, err.Error())
+		if ue != nil {
+			ve.reasons[0].Path = ue.Path
+		}
+		return ve
+	}
+	return stop(report.Unresolved, ReasonPatchFailed, "the patch cannot be parsed: "+err.Error())
+}
+
+func changesOf(p *gitsafe.Patch) []integrity.Change {
+	out := make([]integrity.Change, 0, len(p.Files))
+	for _, f := range p.Files {
+		out = append(out, integrity.Change{OldPath: f.OldPath, NewPath: f.NewPath, Line: f.Line, Binary: f.IsBinary, Mode: f.NewMode})
+	}
+	return out
+}
+
+// policy is the integrity policy of this pair: the suite's patterns plus every path the
+// evaluator writes (test patch and hidden assets).
+func (pl *pipeline) policy() integrity.Policy {
+	var eval []string
+	if pl.testPatch != nil {
+		eval = append(eval, pl.testPatch.Paths()...)
+	}
+	for _, a := range pl.pair.Assets {
+		eval = append(eval, a.Path)
+	}
+	return integrity.Policy{Protected: pl.suite.Protected, Restored: pl.suite.Restored, Evaluator: eval}
+}
+
+func (pl *pipeline) runChecks(ctx context.Context, r *report.PairResult) error {
+	r.TestedAsSubmitted = true
+	checks := []struct {
+		name string
+		ids  []string
+	}{{"target", pl.pair.FailToPass}, {"regression", pl.pair.PassToPass}}
+	verdict := report.Resolved
+	for _, c := range checks {
+		if len(c.ids) == 0 {
+			continue
+		}
+		chk, submitted, err := pl.check(ctx, c.name, c.ids)
+		if err != nil {
+			return err
+		}
+		r.TestedAsSubmitted = r.TestedAsSubmitted && submitted
+		r.Checks = append(r.Checks, chk)
+		if !chk.Passed {
+			verdict = report.Unresolved
+			for _, reason := range chk.Reasons {
+				reason.Detail = c.name + ": " + reason.Detail
+				r.Reasons = append(r.Reasons, reason)
+			}
+		}
+	}
+	r.Verdict = verdict
+	return nil
+}
+
+func (pl *pipeline) cleanup() {
+	if pl.base != nil {
+		os.RemoveAll(pl.base.root)
+	}
+}
+
+// baseTree is the pristine base commit of a pair, materialized once and used to restore the
+// evaluator's paths in every check.
+type baseTree struct {
+	root  string // removed when the pair ends
+	dir   string // the tree, inside root
+	files []string
+}
+
+func (b *baseTree) Files() []string { return b.files }
+
+func (b *baseTree) ReadFile(path string) ([]byte, error) {
+	if !filepath.IsLocal(path) {
+		return nil, fmt.Errorf("base path %q is not local", path)
+	}
+	return os.ReadFile(filepath.Join(b.dir, filepath.FromSlash(path)))
+}
+
+func (pl *pipeline) pristine(ctx context.Context) (*baseTree, error) {
+	pl.baseOnce.Do(func() {
+		dir, err := os.MkdirTemp(pl.opts.WorkDir, "tender-base-")
+		if err != nil {
+			pl.baseErr = err
+			return
+		}
+		pl.base = &baseTree{root: dir, dir: filepath.Join(dir, "t")}
+		if _, err := pl.repo.repo.Materialize(ctx, pl.executed, pl.base.dir); err != nil {
+			pl.baseErr = err
+			return
+		}
+		entries, err := pl.repo.repo.ListFiles(ctx, pl.executed)
+		for _, e := range entries {
+			pl.base.files = append(pl.base.files, e.Path)
+		}
+		sort.Strings(pl.base.files)
+		pl.baseErr = err
+	})
+	return pl.base, pl.baseErr
+}
+
+// safeName makes a pair id usable in a file name (ids are already restricted at load).
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' {
+			return '_'
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,86 @@
+package grader
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// pytestIni is Tender's own pytest configuration, passed with -c so that no ini file, addopts
+// or plugin list of the candidate's is read.
+const pytestIni = `[pytest]
+addopts =
+junit_family = xunit1
+junit_logging = no
+junit_log_passing_tests = false
+`
+
+// pytestBootstrap runs pytest with the workspace appended to sys.path (never prepended), under
+// python -I, so a pytest.py, sitecustomize.py or .pth file of the candidate is never imported
+// in its place.
+const pytestBootstrap = "import os, sys; sys.path.append(os.environ['TENDER_WORKSPACE']); import pytest; sys.exit(pytest.main(sys.argv[1:]))"
+
+// command builds the verifier's argv for the runner. Tokens in braces are expanded by the
+// sandbox backend to its own layout; test IDs come from the suite, never from the candidate.
+func command(v Verifier, ids []string, sent *sentinels) []string {
+	switch v.Runner {
+	case RunnerGo:
+		return goCommand(ids)
+	case RunnerCommand:
+		return append([]string(nil), v.Command...)
+	}
+	argv := []string{"python3", "-I", "-B", "-c", pytestBootstrap,
+		"-c", "{tender}/pytest.ini", "--rootdir", "{workspace}", "-p", "no:cacheprovider",
+		"--import-mode=append", "--junitxml", "{junit}", "-q", "-rfE", "--tb=short", "--color=no"}
+	for _, p := range v.Plugins {
+		argv = append(argv, "-p", p)
+	}
+	argv = append(argv, ids...)
+	if sent != nil {
+		argv = append(argv, sent.ids()...)
+	}
+	return argv
+}
+
+var reGoID = regexp.MustCompile(`^(.+)\.(Test[^/.]*)(/.*)?$`)
+
+// goCommand runs go test -json on the packages of the required IDs, writing the JSON stream
+// to the report path; the grader converts it to JUnit on the host.
+func goCommand(ids []string) []string {
+	pkgs, tests := map[string]bool{}, map[string]bool{}
+	for _, id := range ids {
+		if g := reGoID.FindStringSubmatch(id); g != nil {
+			pkgs[g[1]], tests[regexp.QuoteMeta(g[2])] = true, true
+		}
+	}
+	run := "^(" + strings.Join(sortedKeys(tests), "|") + ")$"
+	argv := []string{"sh", "-c", `out="$1"; shift; exec go test -json -count=1 "$@" > "$out"`, "sh", "{junit}", "-run", run, "--"}
+	return append(argv, sortedKeys(pkgs)...)
+}
+
+// verifierEnv is the verifier's whole environment besides the backend's TENDER_* variables:
+// the suite's literal variables and the host variables it names, nothing else.
+func verifierEnv(v Verifier, getenv func(string) string) map[string]string {
+	env := map[string]string{}
+	for k, val := range v.Env {
+		env[k] = val
+	}
+	names := append([]string(nil), v.PassEnv...)
+	sort.Strings(names)
+	for _, k := range names {
+		if getenv != nil {
+			if val := getenv(k); val != "" {
+				env[k] = val
+			}
+		}
+	}
+	switch v.Runner {
+	case RunnerPytest:
+		env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+		env["PYTHONDONTWRITEBYTECODE"] = "1"
+	case RunnerGo:
+		env["GOFLAGS"], env["GOPROXY"], env["GOTOOLCHAIN"] = "-mod=mod", "off", "local"
+		env["GOCACHE"], env["GOPATH"] = "/tmp/gocache", "/tmp/gopath"
+	}
+	return env
+}

@@ -1,0 +1,120 @@
+// Package grader loads a suite, runs each pair's pipeline in fresh verifiers under bounded
+// concurrency, and decides verdicts. It never trusts anything a candidate wrote: required test
+// IDs, commands and policy come from the suite files alone.
+package grader
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tender-grader/tender/grader/integrity"
+	"github.com/tender-grader/tender/report"
+)
+
+// ErrBadSuite marks every error that comes from the suite's own files: exit code 2.
+var ErrBadSuite = errors.New("bad suite")
+
+// LoadError is one problem in a suite file, written for the person who must fix it.
+type LoadError struct {
+	File  string // suite-relative file, e.g. "tender.yaml"
+	Field string // e.g. "pairs[2].base_commit"
+	Msg   string // what is wrong and what to do
+}
+
+func (e *LoadError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s: %s", e.File, e.Field, e.Msg)
+}
+
+func (e *LoadError) Unwrap() error { return ErrBadSuite }
+
+// Size caps for suite files.
+const (
+	MaxSuiteFile   = 1 << 20
+	MaxIssue       = 256 << 10
+	MaxPatch       = 10 << 20
+	MaxAssetFile   = 10 << 20
+	MaxAssetsTotal = 100 << 20
+	MaxRepoStream  = 512 << 20
+)
+
+// Runner names.
+const (
+	RunnerPytest  = "pytest"
+	RunnerGo      = "go"
+	RunnerCommand = "command"
+)
+
+// Suite is a loaded, validated suite. Every input file has been read or digested.
+type Suite struct {
+	Dir            string
+	Name           string
+	Version        string
+	Repositories   map[string]RepoSource
+	Verifier       Verifier
+	ProtectedPaths []string
+	RestoredPaths  []string
+	Protected      *integrity.Matcher
+	Restored       *integrity.Matcher
+	Pairs          []*Pair
+	Files          map[string]string // suite-relative path -> sha256 of every file in the suite directory
+	Digest         string            // sha256 over the sorted Files list
+}
+
+// RepoSource is where a repository ID's Git objects come from. Exactly one field is set.
+type RepoSource struct {
+	Bundle     string // suite-relative
+	FastExport string // suite-relative
+	Clone      string // operator-mapped local clone (--repo ID=PATH); never from the suite
+}
+
+// Verifier is the suite's verifier configuration, defaults applied.
+type Verifier struct {
+	Image   string
+	Runner  string
+	Command []string
+	Timeout time.Duration
+	CPUs    float64
+	Memory  int64
+	Pids    int64
+	Disk    int64
+	Env     map[string]string
+	PassEnv []string
+	Plugins []string
+}
+
+// Pair is one issue/patch pair with its inputs read and digested.
+type Pair struct {
+	ID            string
+	Repository    string
+	BaseCommit    string
+	IssuePath     string
+	PatchPath     string
+	TestPatchPath string
+	AssetsPath    string
+	ReferencePath string
+	FailToPass    []string
+	PassToPass    []string
+	Expect        report.Verdict
+	Line          int // line of the pair's entry in tender.yaml, for annotations
+
+	Issue          []byte
+	Patch          []byte // nil when PatchOversize
+	PatchOversize  bool   // the candidate patch is over MaxPatch; it is refused at grading
+	patchDigest    string
+	TestPatch      []byte
+	ReferencePatch []byte
+	Assets         []Asset
+	Digests        report.Digests
+	InputDigest    string // over every input of the pair and the suite policy; keys --resume
+}
+
+// Asset is one hidden evaluator file, read at load time.
+type Asset struct {
+	Path string // relative to the assets directory, slash-separated
+	Data []byte
+	Mode uint32
+}

@@ -1,0 +1,172 @@
+// Package swebench reads SWE-bench instances and predictions and turns them into a Tender
+// suite. It never runs anything: the records are data, and every field is validated before a
+// file is written.
+package swebench
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+)
+
+// ErrBadRecord marks an instance or prediction that cannot be imported.
+var ErrBadRecord = errors.New("bad SWE-bench record")
+
+// Instance is the part of a SWE-bench instance Tender uses. Other fields are ignored.
+type Instance struct {
+	InstanceID       string   `json:"instance_id"`
+	Repo             string   `json:"repo"`
+	BaseCommit       string   `json:"base_commit"`
+	Patch            string   `json:"patch"`
+	TestPatch        string   `json:"test_patch"`
+	ProblemStatement string   `json:"problem_statement"`
+	FailToPass       TestList `json:"FAIL_TO_PASS"`
+	PassToPass       TestList `json:"PASS_TO_PASS"`
+}
+
+// Prediction is one model's patch for one instance.
+type Prediction struct {
+	InstanceID      string  `json:"instance_id"`
+	ModelPatch      *string `json:"model_patch"`
+	ModelNameOrPath string  `json:"model_name_or_path"`
+}
+
+// TestList accepts a JSON list of strings or a string holding a JSON-encoded list, as the
+// SWE-bench datasets use both.
+type TestList []string
+
+func (t *TestList) UnmarshalJSON(b []byte) error {
+	var list []string
+	if err := json.Unmarshal(b, &list); err == nil {
+		*t = list
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("a test list must be a JSON list of strings or a string holding one")
+	}
+	if strings.TrimSpace(s) == "" {
+		*t = nil
+		return nil
+	}
+	if err := json.Unmarshal([]byte(s), &list); err != nil {
+		return fmt.Errorf("the string %.40q does not hold a JSON list of strings", s)
+	}
+	*t = list
+	return nil
+}
+
+var (
+	reInstanceID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+	reRepo       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	reCommit     = regexp.MustCompile(`^[0-9a-f]{40}$`)
+)
+
+// RepoID is the suite repository ID of an OWNER/NAME repo, as SWE-bench spells it in ids.
+func RepoID(repo string) string { return strings.ReplaceAll(repo, "/", "__") }
+
+// ReadInstances reads a JSONL file (or a JSON array) of instances and validates each.
+func ReadInstances(r io.Reader) ([]Instance, error) {
+	var out []Instance
+	seen := map[string]bool{}
+	err := readRecords(r, func(n int, raw json.RawMessage) error {
+		var in Instance
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return fmt.Errorf("record %d: %w: %v", n, ErrBadRecord, err)
+		}
+		if err := in.validate(); err != nil {
+			return fmt.Errorf("record %d (%s): %w", n, in.InstanceID, err)
+		}
+		if seen[in.InstanceID] {
+			return fmt.Errorf("record %d: %w: instance_id %q appears twice", n, ErrBadRecord, in.InstanceID)
+		}
+		seen[in.InstanceID] = true
+		out = append(out, in)
+		return nil
+	})
+	return out, err
+}
+
+func (in *Instance) validate() error {
+	switch {
+	case !reInstanceID.MatchString(in.InstanceID):
+		return fmt.Errorf("%w: instance_id %q is not usable as a pair id", ErrBadRecord, in.InstanceID)
+	case !reRepo.MatchString(in.Repo):
+		return fmt.Errorf("%w: repo %q is not OWNER/NAME", ErrBadRecord, in.Repo)
+	case !reCommit.MatchString(in.BaseCommit):
+		return fmt.Errorf("%w: base_commit %q is not 40 lowercase hex digits", ErrBadRecord, in.BaseCommit)
+	case len(in.FailToPass) == 0:
+		return fmt.Errorf("%w: FAIL_TO_PASS is empty; an instance needs a test that proves the fix", ErrBadRecord)
+	}
+	return nil
+}
+
+// ReadPredictions reads a JSONL file (or a JSON array) of predictions.
+func ReadPredictions(r io.Reader) (map[string]Prediction, error) {
+	out := map[string]Prediction{}
+	err := readRecords(r, func(n int, raw json.RawMessage) error {
+		var p Prediction
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return fmt.Errorf("prediction %d: %w: %v", n, ErrBadRecord, err)
+		}
+		if !reInstanceID.MatchString(p.InstanceID) {
+			return fmt.Errorf("prediction %d: %w: instance_id %q is not usable", n, ErrBadRecord, p.InstanceID)
+		}
+		if _, dup := out[p.InstanceID]; dup {
+			return fmt.Errorf("prediction %d: %w: instance_id %q appears twice", n, ErrBadRecord, p.InstanceID)
+		}
+		out[p.InstanceID] = p
+		return nil
+	})
+	return out, err
+}
+
+// readRecords calls fn for each record of a JSONL stream or a JSON array.
+func readRecords(r io.Reader, fn func(n int, raw json.RawMessage) error) error {
+	br := bufio.NewReader(io.LimitReader(r, 1<<30))
+	first, err := peekNonSpace(br)
+	if err != nil {
+		return fmt.Errorf("%w: the file is empty", ErrBadRecord)
+	}
+	if first == '[' {
+		var all []json.RawMessage
+		if err := json.NewDecoder(br).Decode(&all); err != nil {
+			return fmt.Errorf("%w: %v", ErrBadRecord, err)
+		}
+		for i, raw := range all {
+			if err := fn(i+1, raw); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	sc := bufio.NewScanner(br)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		if err := fn(n, json.RawMessage(bytes.Clone(line))); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}
+
+func peekNonSpace(br *bufio.Reader) (byte, error) {
+	for {
+		b, err := br.ReadByte()
+		if err != nil {
+			return 0, err
+		}
+		if b != ' ' && b != '\n' && b != '\r' && b != '\t' {
+			return b, br.UnreadByte()
+		}
+	}
+}

@@ -1,0 +1,124 @@
+package grader
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tender-grader/tender/report"
+)
+
+// InstanceReport says whether one pair is a sound instance: its fail_to_pass tests fail on the
+// base commit with the test patch, its pass_to_pass tests pass there, and all pass with the
+// reference patch.
+type InstanceReport struct {
+	ID       string
+	OK       bool
+	Problems []string
+}
+
+// ValidateInstances checks the suite's own instances in verifiers, as SWE-bench validates its
+// datasets. Pairs without a reference patch are checked on the base side only.
+func ValidateInstances(ctx context.Context, s *Suite, opts Options) ([]InstanceReport, error) {
+	repos, err := openRepos(ctx, s, s.Pairs, opts.WorkDir)
+	if err != nil {
+		return nil, err
+	}
+	defer repos.close()
+	var out []InstanceReport
+	for _, p := range opts.Shard.Select(s.Pairs) {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		out = append(out, validatePair(ctx, s, p, repos, opts))
+	}
+	return out, nil
+}
+
+func validatePair(ctx context.Context, s *Suite, p *Pair, repos *repoSet, opts Options) InstanceReport {
+	rep := InstanceReport{ID: p.ID}
+	problems := validateBase(ctx, s, p, repos, opts)
+	if len(p.ReferencePatch) == 0 {
+		problems = append(problems, "no reference_patch: the fixed side was not checked")
+	} else {
+		problems = append(problems, validateReference(ctx, s, p, repos, opts)...)
+	}
+	rep.Problems, rep.OK = problems, len(problems) == 0
+	return rep
+}
+
+// validateBase runs the base commit plus the test patch: fail_to_pass must fail, pass_to_pass
+// must pass.
+func validateBase(ctx context.Context, s *Suite, p *Pair, repos *repoSet, opts Options) []string {
+	pl := &pipeline{suite: s, pair: p, repo: repos.get(p.Repository), opts: opts}
+	defer pl.cleanup()
+	var r report.PairResult
+	if err := pl.prepareRepo(ctx, &r); err != nil {
+		return []string{"base: " + err.Error()}
+	}
+	if err := pl.prepareTestPatch(); err != nil {
+		return []string{"base: " + err.Error()}
+	}
+	var problems []string
+	for _, c := range []struct {
+		name     string
+		ids      []string
+		wantPass bool
+	}{{"target", p.FailToPass, false}, {"regression", p.PassToPass, true}} {
+		if len(c.ids) == 0 {
+			continue
+		}
+		chk, _, err := pl.check(ctx, "base-"+c.name, c.ids)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("base %s: %v", c.name, err))
+			continue
+		}
+		for _, id := range c.ids {
+			passed := chk.Tests[id] == report.TestPassed
+			if passed != c.wantPass {
+				problems = append(problems, fmt.Sprintf("on the base commit %s is %s; a %s test must %s there", id, chk.Tests[id], listName(c.wantPass), want(c.wantPass)))
+			}
+		}
+	}
+	return problems
+}
+
+// validateReference grades the reference patch as if it were the candidate: it must resolve.
+func validateReference(ctx context.Context, s *Suite, p *Pair, repos *repoSet, opts Options) []string {
+	ref := *p
+	ref.Patch, ref.PatchOversize = p.ReferencePatch, false
+	pl := &pipeline{suite: s, pair: &ref, repo: repos.get(p.Repository), opts: opts}
+	r := pl.run(ctx, time.Now())
+	if r.Verdict == report.Resolved {
+		return nil
+	}
+	return []string{fmt.Sprintf("with the reference patch the verdict is %s (%s), not resolved", r.Verdict, reasonList(r.Reasons))}
+}
+
+func listName(pass bool) string {
+	if pass {
+		return "pass_to_pass"
+	}
+	return "fail_to_pass"
+}
+
+func want(pass bool) string {
+	if pass {
+		return "pass"
+	}
+	return "fail"
+}
+
+func reasonList(rs []report.Reason) string {
+	s := ""
+	for i, r := range rs {
+		if i > 0 {
+			s += "; "
+		}
+		s += r.Code
+		if r.Detail != "" {
+			s += ": " + r.Detail
+		}
+	}
+	return s
+}
