@@ -13,9 +13,10 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Environ(), os.Stdin, os.Stdout, os.Stderr)
+	code := exitCode(ctx, err) // before stop(), which cancels ctx
 	stop()
-	if err != nil {
+	if err != nil && code != exitOK {
 		fmt.Fprintln(os.Stderr, "tender:", err)
 	}
-	os.Exit(exitCode(ctx, err))
+	os.Exit(code)
 }

@@ -172,11 +172,17 @@ func changesOf(p *gitsafe.Patch) []integrity.Change {
 }
 
 // policy is the integrity policy of this pair: the suite's patterns plus every path the
-// evaluator writes (test patch and hidden assets).
+// evaluator writes (test patch and hidden assets). A test-patch path under restored_paths is
+// left to the restore: the candidate's change there is undone, not refused, so a candidate
+// that edits a test file is graded (and stays unresolved) rather than rejected.
 func (pl *pipeline) policy() integrity.Policy {
 	var eval []string
 	if pl.testPatch != nil {
-		eval = append(eval, pl.testPatch.Paths()...)
+		for _, p := range pl.testPatch.Paths() {
+			if !pl.suite.Restored.Match(p) {
+				eval = append(eval, p)
+			}
+		}
 	}
 	for _, a := range pl.pair.Assets {
 		eval = append(eval, a.Path)
