@@ -91,21 +91,15 @@ func envelopeLimit(opts VerifyOptions) int64 {
 
 // readEnvelope opens the envelope as a regular file (no symlink) and reads it under the cap.
 func readEnvelope(root *os.Root, limit int64) ([]byte, error) {
-	f, err := root.OpenFile(EnvelopeName, openFlags, 0)
-	if errors.Is(err, fs.ErrNotExist) {
+	f, err := openRegular(root, EnvelopeName)
+	var fe *FileError
+	if errors.As(err, &fe) && errors.Is(fe, ErrMissing) {
 		return nil, fileErr(EnvelopeName, ErrMissing, "no envelope: this directory was never sealed")
 	}
 	if err != nil {
-		return nil, fileErr(EnvelopeName, ErrUnsafe, "cannot open as a regular file: %v", err)
+		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("bundle: %s: %w", EnvelopeName, err)
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fileErr(EnvelopeName, ErrUnsafe, "is not a regular file (%s)", info.Mode().Type())
-	}
 	data, err := readCapped(f, limit)
 	if err != nil {
 		return nil, fileErr(EnvelopeName, ErrMalformed, "%v", err)
@@ -196,8 +190,10 @@ func describeMode(m fs.FileMode) string {
 		return "directory"
 	case m&fs.ModeSymlink != 0:
 		return "symlink"
+	case m.IsRegular():
+		return "regular file"
 	}
-	return "special file"
+	return "special file " + m.Type().String()
 }
 
 func compareFile(root *os.Root, s Subject) *FileError {
@@ -207,7 +203,7 @@ func compareFile(root *os.Root, s Subject) *FileError {
 	case errors.As(err, &fe):
 		return fe
 	case err != nil:
-		return fileErr(s.Name, ErrMissing, "%v", err)
+		return &FileError{Path: s.Name, Err: err}
 	case got != s.SHA256:
 		return fileErr(s.Name, ErrTampered, "sha256 is %s, the statement says %s", got, s.SHA256)
 	}

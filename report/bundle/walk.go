@@ -53,27 +53,49 @@ func (t *tree) visit(name string, mode fs.FileMode) {
 	}
 }
 
-// digestFile opens name under root without following a final symlink, checks that what it
-// opened is a regular file, and digests it.
+// digestFile digests a regular file of the bundle.
 func digestFile(root *os.Root, name string) (string, error) {
-	f, err := root.OpenFile(name, openFlags, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", fileErr(name, ErrMissing, "no such file")
-	}
+	f, err := openRegular(root, name)
 	if err != nil {
-		return "", fileErr(name, ErrUnsafe, "cannot open as a regular file: %v", err)
+		return "", err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return "", fmt.Errorf("bundle: %s: %w", name, err)
-	}
-	if !info.Mode().IsRegular() {
-		return "", fileErr(name, ErrUnsafe, "is not a regular file (%s)", info.Mode().Type())
-	}
 	sum, err := Digest(f)
 	if err != nil {
-		return "", fmt.Errorf("bundle: reading %s: %w", name, err)
+		return "", &FileError{Path: name, Err: err}
 	}
 	return sum, nil
+}
+
+// openRegular opens name under root without following a final symlink (O_NOFOLLOW, and
+// os.Root refuses links that leave the bundle), and checks that it opened a regular file.
+func openRegular(root *os.Root, name string) (*os.File, error) {
+	f, err := root.OpenFile(name, openFlags, 0)
+	if err != nil {
+		return nil, openProblem(root, name, err)
+	}
+	info, err := f.Stat()
+	if err == nil && !info.Mode().IsRegular() {
+		err = fileErr(name, ErrUnsafe, "is not a regular file (%s)", describeMode(info.Mode()))
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// openProblem classifies a failed open: a symlink (even one pointing out of the bundle) is
+// unsafe, an absent file is missing, a permission error is itself.
+func openProblem(root *os.Root, name string, err error) error {
+	if info, lerr := root.Lstat(name); lerr == nil && info.Mode()&fs.ModeSymlink != 0 || isSymlinkErr(err) {
+		return fileErr(name, ErrUnsafe, "is a symlink; a bundle holds regular files only")
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fileErr(name, ErrMissing, "no such file")
+	case errors.Is(err, fs.ErrPermission):
+		return &FileError{Path: name, Err: err}
+	}
+	return fileErr(name, ErrUnsafe, "cannot open it inside the bundle: %v", err)
 }
