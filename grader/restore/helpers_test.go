@@ -50,7 +50,7 @@ type file struct {
 	Mode fs.FileMode
 }
 
-func writeTree(t *testing.T, dir string, tree map[string]file) {
+func writeTree(t testing.TB, dir string, tree map[string]file) {
 	t.Helper()
 	for p, f := range tree {
 		full := filepath.Join(dir, filepath.FromSlash(p))
@@ -71,7 +71,7 @@ func writeTree(t *testing.T, dir string, tree map[string]file) {
 }
 
 // readTree reads every entry under dir; directories appear as "dir/" with no content.
-func readTree(t *testing.T, dir string) map[string]file {
+func readTree(t testing.TB, dir string) map[string]file {
 	t.Helper()
 	out := map[string]file{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -104,7 +104,7 @@ func readTree(t *testing.T, dir string) map[string]file {
 	return out
 }
 
-func copyTree(t *testing.T, from, to string) {
+func copyTree(t testing.TB, from, to string) {
 	t.Helper()
 	tree := readTree(t, from)
 	files := map[string]file{}

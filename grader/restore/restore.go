@@ -110,5 +110,5 @@ func openWorkspace(dir string) (*workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrWorkspace, err)
 	}
-	return &workspace{root: root}, nil
+	return &workspace{root: root, dirs: map[string]bool{}}, nil
 }

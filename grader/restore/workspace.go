@@ -16,6 +16,7 @@ import (
 // component first, so none is followed inside either.
 type workspace struct {
 	root *os.Root
+	dirs map[string]bool // directories already seen by Lstat; pruneEmpty forgets the ones it removes
 }
 
 type unsafeEntry struct{ path, kind string }
@@ -78,6 +79,9 @@ func (ws *workspace) blockingAncestor(p string) (string, fs.FileInfo, error) {
 	parts := strings.Split(p, "/")
 	for i := 1; i < len(parts); i++ {
 		a := strings.Join(parts[:i], "/")
+		if ws.dirs[a] {
+			continue
+		}
 		fi, err := ws.lstat(a)
 		if err != nil || fi == nil {
 			return "", nil, err // missing: MkdirAll makes the rest
@@ -85,6 +89,7 @@ func (ws *workspace) blockingAncestor(p string) (string, fs.FileInfo, error) {
 		if !fi.IsDir() {
 			return a, fi, nil
 		}
+		ws.dirs[a] = true
 	}
 	return "", nil, nil
 }
@@ -147,6 +152,7 @@ func (ws *workspace) pruneEmpty(removed []string, keep func(string) bool) error 
 			if err := ws.root.Remove(d); err != nil {
 				return err
 			}
+			delete(ws.dirs, d)
 		}
 	}
 	return nil
