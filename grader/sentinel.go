@@ -123,11 +123,25 @@ func (s *sentinels) verify(rep *junit.Report, exit int) []report.Reason {
 	return []report.Reason{{Code: ReasonReportForged, Detail: strings.Join(why, "; ")}}
 }
 
-// redact hides the sentinels' names from logs that are shown as candidate feedback.
+// redact hides the sentinels from logs that may be shown as candidate feedback: their names
+// are replaced, and pytest's failure section and summary line for them are dropped.
 func (s *sentinels) redact(b []byte) []byte {
 	if s == nil {
 		return b
 	}
-	r := strings.NewReplacer(s.file, "<hidden>", s.passName, "<hidden>", s.failName, "<hidden>")
-	return []byte(r.Replace(string(b)))
+	const hidden = "<hidden>"
+	r := strings.NewReplacer(s.file, hidden, s.passName, hidden, s.failName, hidden)
+	var out []string
+	skipping := false
+	for _, line := range strings.SplitAfter(r.Replace(string(b)), "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "___") || strings.HasPrefix(trimmed, "===") || strings.HasPrefix(trimmed, "---") {
+			skipping = strings.HasPrefix(trimmed, "___") && strings.Contains(trimmed, hidden)
+		}
+		if skipping || strings.HasPrefix(trimmed, "FAILED "+hidden) {
+			continue
+		}
+		out = append(out, line)
+	}
+	return []byte(strings.Join(out, ""))
 }
