@@ -203,23 +203,26 @@ func pick(v, def int64) int64 {
 // write (stdout: the command is then reported as too large) or silently
 // drops the rest (stderr).
 type boundedBuffer struct {
-	bytes.Buffer
+	buf      bytes.Buffer // not embedded: io.Copy must not bypass Write via ReadFrom
 	max      int64
 	truncate bool
 	over     bool
 }
 
 func (b *boundedBuffer) Write(p []byte) (int, error) {
-	room := b.max - int64(b.Len())
+	room := b.max - int64(b.buf.Len())
 	if int64(len(p)) <= room {
-		return b.Buffer.Write(p)
+		return b.buf.Write(p)
 	}
 	b.over = true
 	if room > 0 {
-		b.Buffer.Write(p[:room])
+		b.buf.Write(p[:room])
 	}
 	if b.truncate {
 		return len(p), nil
 	}
 	return 0, ErrTooLarge
 }
+
+func (b *boundedBuffer) Bytes() []byte  { return b.buf.Bytes() }
+func (b *boundedBuffer) String() string { return b.buf.String() }
