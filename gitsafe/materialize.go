@@ -117,7 +117,11 @@ func readDirNames(dir string) ([]string, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return f.Readdirnames(1)
+	names, err := f.Readdirnames(1)
+	if errors.Is(err, io.EOF) {
+		return nil, nil
+	}
+	return names, err
 }
 
 // writeBlobs streams every blob through one `cat-file --batch` and writes
