@@ -34,9 +34,10 @@ var defaultIgnorable = &unicode.RangeTable{
 	},
 }
 
-// canonical is the form in which fold matching compares text: ignorables removed, NFD, every
-// rune case-folded, then NFD and removal again so the function is idempotent (the fuzz target
-// checks canonical(canonical(s)) == canonical(s)).
+// canonical is the form in which fold matching compares text: ignorables removed, NFD so that
+// case folding sees base letters, every rune case-folded, then NFC so that "?" and a character
+// class match one composed character as they do without fold. It repeats until stable, so it
+// is idempotent (the fuzz target checks canonical(canonical(s)) == canonical(s)).
 func canonical(s string) string {
 	for range 3 {
 		next := canonicalOnce(s)
@@ -52,7 +53,7 @@ func canonicalOnce(s string) string {
 	s = strings.Map(dropIgnorable, s)
 	s = norm.NFD.String(s)
 	s = strings.Map(foldRune, s)
-	return norm.NFD.String(s)
+	return norm.NFC.String(s)
 }
 
 func dropIgnorable(r rune) rune {

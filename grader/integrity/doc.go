@@ -33,11 +33,13 @@
 //  6. Whether a pattern "contains a slash" is decided on its text: "{a,b/c}" is anchored.
 //  7. With fold (used for protected_paths), the pattern and the path are both compared in a
 //     canonical form: default-ignorable code points (U+200B..U+200F, U+FEFF, variation
-//     selectors, ...) are removed, the text is put in Unicode NFD, and every rune is case-folded
-//     (ToLower of ToUpper, so "K", "k" and KELVIN SIGN are one letter, and so are "I", "i",
-//     "ı" and "İ"). Character-class ranges are folded endpoint by endpoint, so keep classes to
-//     one letter case or to ASCII non-letters. A path component that is only ignorable code
-//     points disappears.
+//     selectors, ...) are removed, every rune is case-folded in the decomposed (NFD) text
+//     (ToLower of ToUpper, so "K", "k" and KELVIN SIGN are one letter, and so are "I", "i" and
+//     "ı"), and the result is composed again (NFC), so "café" in NFC and in NFD are one name
+//     and "caf?" matches both. "?" still matches one code point, so a letter that has no
+//     composed form with its accent counts as two. Character-class ranges are folded endpoint
+//     by endpoint, so keep classes to one letter case or to ASCII non-letters. A path
+//     component that is only ignorable code points disappears.
 //  8. Match reports true for a path that is not a clean relative slash path (empty, absolute,
 //     a "." or ".." or empty component, a backslash or NUL), so a caller that forgot to
 //     validate a path fails closed. Scan reports such paths as "unsafe_path".

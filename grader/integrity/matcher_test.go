@@ -244,3 +244,16 @@ func TestDefaultsCompile(t *testing.T) {
 		t.Errorf("default protected_paths matched %q", got)
 	}
 }
+
+func TestFoldQuestionMarkMatchesComposedCharacter(t *testing.T) {
+	m := MustCompile("protected_paths", []string{"caf?/**"}, true)
+	plain := MustCompile("protected_paths", []string{"caf?/**"}, false)
+	for _, p := range []string{"caf\u00e9/x", "cafe\u0301/x", "CAF\u00c9/x", "cafe/x"} {
+		if !m.Match(p) {
+			t.Errorf("fold: Match(%q) = false, want true", p)
+		}
+	}
+	if !plain.Match("caf\u00e9/x") || plain.Match("cafe\u0301/x") {
+		t.Error("without fold, ? must match the one code point of NFC é and not the two of NFD")
+	}
+}
