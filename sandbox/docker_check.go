@@ -90,13 +90,12 @@ func (d *Docker) drain(done <-chan struct{}) bool {
 }
 
 // collect reads what the engine and the container's cgroup say about the finished command,
-// then the JUnit report.
-func (d *Docker) collect(ctx context.Context, b *box, res *Result) error {
-	res.PeakMemory = d.peakMemory(ctx, b)
-	if err := d.probe(ctx, b, res); err != nil {
-		return err
-	}
-	if err := d.readJUnit(ctx, b, res); err != nil {
+// and the JUnit report, in one exec.
+func (d *Docker) collect(ctx context.Context, b *box, lim Limits, res *Result) error {
+	peak, pids := d.stats(ctx, b)
+	res.PeakMemory = peak
+	res.PidsLimitHit = pids >= lim.Pids
+	if err := d.readBack(ctx, b, res); err != nil {
 		return err
 	}
 	in, err := d.cli.ContainerInspect(ctx, b.id)
@@ -109,42 +108,59 @@ func (d *Docker) collect(ctx context.Context, b *box, res *Result) error {
 	return nil
 }
 
-// peakMemory is the cgroup's max usage as the engine reports it (cgroup v1); 0 otherwise.
-func (d *Docker) peakMemory(ctx context.Context, b *box) int64 {
+// stats returns the cgroup's max memory usage as the engine reports it (cgroup v1; 0
+// otherwise) and the current number of pids.
+func (d *Docker) stats(ctx context.Context, b *box) (peak int64, pids int64) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	st, err := d.cli.ContainerStatsOneShot(ctx, b.id)
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	defer st.Body.Close()
 	var s container.StatsResponse
 	if err := json.NewDecoder(io.LimitReader(st.Body, 1<<20)).Decode(&s); err != nil {
-		return 0
+		return 0, 0
 	}
-	return int64(s.MemoryStats.MaxUsage)
+	return int64(s.MemoryStats.MaxUsage), int64(s.PidsStats.Current)
 }
 
-// probeScript reads the kernel's own counters, which code in the check cannot forge: OOM
-// kills of the memory cgroup, forks refused by the pids cgroup, and the tmpfs fill levels.
-// Paths for cgroup v1 and v2 are both tried.
-const probeScript = `cat /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events 2>/dev/null
+// readBackScript prints the kernel's own counters on stderr, which code in the check cannot
+// forge: OOM kills in the memory cgroup, forks refused by the pids cgroup, and the tmpfs
+// fill levels (cgroup v1 and v2 paths are both tried). Then it prints the report on stdout,
+// only when it is a regular file and not a symlink: a FIFO or a device planted at the path
+// must not hang or flood the collection.
+const readBackScript = `{
+cat /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events 2>/dev/null
 echo ==
 cat /sys/fs/cgroup/pids/pids.events /sys/fs/cgroup/pids.events 2>/dev/null
 echo ==
-df -P -k /workspace /tender /tmp`
+df -P -k /workspace /tender /tmp
+} >&2
+[ -f "$1" ] && [ ! -L "$1" ] || exit 3
+exec cat -- "$1"`
 
-func (d *Docker) probe(ctx context.Context, b *box, res *Result) error {
-	out := newCapWriter(64 << 10)
-	_, err := d.runSmall(ctx, b, []string{"sh", "-c", probeScript}, nil, out, io.Discard, 30*time.Second)
-	if err != nil {
-		d.logf("%s: probe failed, OOM/pids/disk counters unknown: %v", b.name, err)
-		return nil
-	}
-	p := parseProbe(out.capture().String())
+// readBack fills the counters and the JUnit report. Anything but a regular file at the
+// report path leaves JUnit nil, which the grader treats as a missing report.
+func (d *Docker) readBack(ctx context.Context, b *box, res *Result) error {
+	report := &limitBuffer{limit: MaxJUnitBytes}
+	counters := newCapWriter(64 << 10)
+	argv := []string{"sh", "-c", readBackScript, "read-back", dockerLayout.JUnit}
+	code, err := d.runSmall(ctx, b, argv, nil, report, counters, 30*time.Second)
+	p := parseProbe(counters.capture().String())
 	res.OOMKilled = res.OOMKilled || p.oomKills > 0
-	res.PidsLimitHit = p.pidsMax > 0
+	res.PidsLimitHit = res.PidsLimitHit || p.pidsMax > 0
 	res.DiskFull = p.diskFull
+	switch {
+	case report.over:
+		res.JUnitTooLarge = true
+	case ctx.Err() != nil:
+		return err
+	case err != nil:
+		d.logf("%s: read-back failed; no report, counters unknown: %v", b.name, err)
+	case code == 0:
+		res.JUnit = bytes.Clone(report.b.Bytes())
+	}
 	return nil
 }
 
@@ -196,30 +212,6 @@ func anyFull(text string) bool {
 		}
 	}
 	return false
-}
-
-// junitScript prints the report only when it is a regular file, not a symlink: a FIFO or a
-// device planted at the path must not hang or flood the collection.
-const junitScript = `[ -f "$1" ] && [ ! -L "$1" ] || exit 3
-exec cat -- "$1"`
-
-// readJUnit copies the report back through an exec, capped. Anything but a regular file
-// leaves JUnit nil, and the grader treats that as a missing report.
-func (d *Docker) readJUnit(ctx context.Context, b *box, res *Result) error {
-	buf := &limitBuffer{limit: MaxJUnitBytes}
-	argv := []string{"sh", "-c", junitScript, "junit", dockerLayout.JUnit}
-	code, err := d.runSmall(ctx, b, argv, nil, buf, io.Discard, 30*time.Second)
-	switch {
-	case buf.over:
-		res.JUnitTooLarge = true
-	case ctx.Err() != nil:
-		return err
-	case err != nil:
-		d.logf("%s: no JUnit report collected: %v", b.name, err)
-	case code == 0:
-		res.JUnit = bytes.Clone(buf.b.Bytes())
-	}
-	return nil
 }
 
 var errWriterFull = errors.New("capped output is full")

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -108,36 +109,87 @@ func (d *Docker) waitExit(ctx context.Context, e *execution) (int, bool, error) 
 	}
 }
 
-// streamIn writes the workspace to /workspace and the support tree to /tender through one
-// tar process inside the container: the engine's copy API cannot write to a tmpfs under a
-// read-only root.
-func (d *Docker) streamIn(ctx context.Context, b *box, spec Spec) error {
+// receive attaches to the new container, starts it and streams the workspace to /workspace
+// and the support tree to /tender into its main process. The engine's copy API cannot write
+// to a tmpfs under a read-only root, and no host path is ever mounted.
+func (d *Docker) receive(ctx context.Context, b *box, spec Spec) error {
+	conn, err := d.cli.ContainerAttach(ctx, b.id, container.AttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
+	if err != nil {
+		return fmt.Errorf("%w: attach to %s: %w", ErrEngine, b.name, err)
+	}
+	defer conn.Close()
+	if err := d.cli.ContainerStart(ctx, b.id, container.StartOptions{}); err != nil {
+		return fmt.Errorf("%w: start container for %s: %w", ErrEngine, spec.Name, err)
+	}
+	marker := &markerWriter{seen: make(chan string, 1)}
+	stderr := newCapWriter(8 << 10)
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = stdcopy.StdCopy(marker, stderr, conn.Reader)
+	}()
+	treeErr := make(chan error, 1)
+	go func() { treeErr <- feedTree(conn, spec) }()
+	var got string
+	select {
+	case got = <-marker.seen:
+	case <-copied:
+	case <-ctx.Done():
+	}
+	conn.Close()
+	<-copied
+	return copyOutcome(b, spec, got, <-treeErr, stderr, ctx.Err())
+}
+
+func copyOutcome(b *box, spec Spec, marker string, treeErr error, stderr *capWriter, ctxErr error) error {
+	switch {
+	case treeErr != nil && !errors.Is(treeErr, errSink):
+		return fmt.Errorf("%w: %s: %w", ErrCopyIn, spec.Name, treeErr)
+	case marker == copyDone:
+		return nil
+	case marker == copyFailed:
+		return fmt.Errorf("%w: tar in %s failed (is the workspace larger than the disk limit?): %s", ErrCopyIn, b.name, stderr.capture())
+	case ctxErr != nil:
+		return fmt.Errorf("%w: streaming into %s: %w", ErrCopyIn, b.name, ctxErr)
+	default:
+		return fmt.Errorf("%w: %s ended before unpacking the workspace: %s", ErrCopyIn, b.name, stderr.capture())
+	}
+}
+
+// feedTree writes the tar stream and half-closes stdin so tar sees the end.
+func feedTree(conn types.HijackedResponse, spec Spec) error {
 	entries := []tarEntry{
 		{Dir: spec.Workspace, Prefix: "workspace"},
 		{Dir: spec.Support, Prefix: "tender", Extra: []string{"out", "home"}},
 	}
-	stderr := newCapWriter(8 << 10)
-	argv := []string{"tar", "-x", "-f", "-", "-C", "/", "--no-same-owner", "--no-overwrite-dir"}
-	var treeErr error
-	write := func(w io.Writer) error {
-		sink := &errWriter{w: w}
-		treeErr = writeTree(sink, entries)
-		if sink.err != nil {
-			return sink.err // the container stopped reading: tar's exit code says why
+	sink := &errWriter{w: conn.Conn}
+	err := writeTree(sink, entries)
+	if cerr := conn.CloseWrite(); err == nil && cerr != nil {
+		err = fmt.Errorf("%w: %w", errSink, cerr)
+	}
+	return err
+}
+
+// markerWriter watches the main process's stdout for the copy marker.
+type markerWriter struct {
+	buf  []byte
+	seen chan string
+	done bool
+}
+
+func (m *markerWriter) Write(p []byte) (int, error) {
+	if m.done || len(m.buf) > 4096 {
+		return len(p), nil
+	}
+	m.buf = append(m.buf, p...)
+	for _, mk := range []string{copyFailed, copyDone} {
+		if bytes.Contains(m.buf, []byte(mk+"\n")) {
+			m.done = true
+			m.seen <- mk
+			break
 		}
-		return treeErr
 	}
-	code, err := d.runSmall(ctx, b, argv, write, io.Discard, stderr, d.SetupTimeout)
-	if treeErr != nil && !errors.Is(treeErr, errSink) {
-		return fmt.Errorf("%w: %s: %w", ErrCopyIn, spec.Name, treeErr)
-	}
-	if err != nil {
-		return err
-	}
-	if code != 0 {
-		return fmt.Errorf("%w: tar in %s exited %d (is the workspace larger than the disk limit?): %s", ErrCopyIn, b.name, code, stderr.capture())
-	}
-	return nil
+	return len(p), nil
 }
 
 var errSink = errors.New("verifier stopped reading")

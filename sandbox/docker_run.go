@@ -41,15 +41,12 @@ func (d *Docker) Run(ctx context.Context, spec Spec) (*Result, error) {
 		return nil, err
 	}
 	defer d.removeBox(ctx, b)
-	if err := d.streamIn(ctx, b, spec); err != nil {
-		return nil, err
-	}
 	res := &Result{Backend: "docker", Isolated: true, ImageID: b.imageID}
 	if err := d.runCommand(ctx, b, spec, lim, res); err != nil {
 		return nil, err
 	}
 	if !res.TimedOut {
-		if err := d.collect(ctx, b, res); err != nil {
+		if err := d.collect(ctx, b, lim, res); err != nil {
 			return nil, err
 		}
 	}
@@ -72,27 +69,41 @@ func (d *Docker) startBox(ctx context.Context, spec Spec, lim Limits) (*box, err
 		return nil, fmt.Errorf("%w: create container for %s: %w", ErrEngine, spec.Name, err)
 	}
 	b.id = created.ID
-	if err := d.cli.ContainerStart(sctx, b.id, container.StartOptions{}); err != nil {
+	if err := d.receive(sctx, b, spec); err != nil {
 		d.removeBox(ctx, b)
-		return nil, fmt.Errorf("%w: start container for %s: %w", ErrEngine, spec.Name, err)
+		return nil, err
 	}
 	return b, nil
 }
 
-// containerConfig keeps PID 1 (docker-init) with one idle child, so the container lives
-// while execs stream the workspace in, run the command and read the report back.
+// receiveScript is the container's main process under docker-init. It unpacks the tar
+// stream of the workspace and support trees from its stdin, says how that went on stdout
+// (nothing else writes there), then idles so execs can run the command and read the report.
+const receiveScript = `tar -x -f - -C / --no-same-owner --no-overwrite-dir || { echo ` + copyFailed + `; exec sleep infinity; }
+echo ` + copyDone + `
+exec sleep infinity`
+
+const (
+	copyDone   = "TENDER-COPY-DONE"
+	copyFailed = "TENDER-COPY-FAILED"
+)
+
+// containerConfig opens stdin once, for the tar stream read by receiveScript.
 func containerConfig(spec Spec, o owner) *container.Config {
 	return &container.Config{
 		Image:           spec.Image,
 		User:            VerifierUser,
-		Entrypoint:      []string{"sleep", "infinity"},
+		Entrypoint:      []string{"sh", "-c", receiveScript},
 		WorkingDir:      dockerLayout.Workspace,
 		Env:             []string{"PATH=" + SafePath, "HOME=" + dockerLayout.Home},
 		Labels:          o.labels(spec.RunID, spec.Name),
 		NetworkDisabled: true,
 		Hostname:        "verifier",
-		AttachStdin:     false,
-		OpenStdin:       false,
+		AttachStdin:     true,
+		AttachStdout:    true,
+		AttachStderr:    true,
+		OpenStdin:       true,
+		StdinOnce:       true,
 		Tty:             false,
 		StopTimeout:     new(int),
 	}
