@@ -131,6 +131,7 @@ func hostConfig(lim Limits) *container.HostConfig {
 			NanoCPUs:   int64(lim.CPUs * 1e9),
 			PidsLimit:  &pids,
 		},
+		ShmSize:   min(lim.DiskBytes, 64<<20),
 		LogConfig: container.LogConfig{Type: "none"},
 	}
 }

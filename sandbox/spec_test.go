@@ -71,6 +71,7 @@ func TestHostConfigHardening(t *testing.T) {
 		ReadonlyRootfs: true, Init: &yes, IpcMode: "private",
 		Tmpfs:     map[string]string{"/workspace": tmpfs, "/tender": tmpfs, "/tmp": tmpfs},
 		Resources: container.Resources{Memory: 300 << 20, MemorySwap: 300 << 20, NanoCPUs: 1_500_000_000, PidsLimit: &pids},
+		ShmSize:   5 << 20,
 		LogConfig: container.LogConfig{Type: "none"},
 	}
 	if diff := cmp.Diff(want, hc); diff != "" {
