@@ -2,12 +2,14 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"syscall"
 	"testing"
 
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/volume"
 	"time"
 )
 
@@ -80,4 +82,53 @@ func TestSweepLeavesOtherHostsAlone(t *testing.T) {
 	if len(left) != 1 {
 		t.Errorf("sweep removed a container of another host (removed %v)", removed)
 	}
+}
+
+func TestSweepVolumesOfDeadRunsOnly(t *testing.T) {
+	ctx := context.Background()
+	me := engine.self
+	deadOwner := owner{Host: me.Host, Boot: me.Boot, Pid: 1 << 22, Start: "1"}
+	runID := testRunID(t)
+	deadVol, err := engine.cli.VolumeCreate(ctx, volume.CreateOptions{Name: runID + "-dead", Labels: deadOwner.labels(runID, "v")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	liveVol, err := engine.cli.VolumeCreate(ctx, volume.CreateOptions{Name: runID + "-live", Labels: me.labels(runID, "v")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = engine.cli.VolumeRemove(ctx, deadVol.Name, true)
+		_ = engine.cli.VolumeRemove(ctx, liveVol.Name, true)
+	})
+	removed, err := engine.Sweep(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(removed, "volume/"+deadVol.Name) || slices.Contains(removed, "volume/"+liveVol.Name) {
+		t.Errorf("sweep removed %v; want %s and not %s", removed, deadVol.Name, liveVol.Name)
+	}
+	if _, err := engine.cli.VolumeInspect(ctx, liveVol.Name); err != nil {
+		t.Errorf("live run's volume is gone: %v", err)
+	}
+}
+
+func TestRemoveRunRemovesEveryContainerOfTheRun(t *testing.T) {
+	ctx := context.Background()
+	runID := testRunID(t)
+	for i := range 2 {
+		_, err := engine.cli.ContainerCreate(ctx, &container.Config{
+			Image: ImagePytest, Entrypoint: []string{"true"}, Labels: engine.self.labels(runID, "c"),
+		}, &container.HostConfig{NetworkMode: "none"}, nil, nil, containerName(fmt.Sprint("removerun-", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if left, _ := engine.Containers(ctx, runID); len(left) != 2 {
+		t.Fatalf("want 2 containers, got %v", left)
+	}
+	if err := engine.RemoveRun(ctx, runID); err != nil {
+		t.Fatal(err)
+	}
+	assertRunGone(t, runID)
 }

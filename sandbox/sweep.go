@@ -9,6 +9,7 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/volume"
 )
 
 // Sweep removes the containers of dead runs, and only those. A container's run is alive while
@@ -34,6 +35,30 @@ func (d *Docker) Sweep(ctx context.Context) ([]string, error) {
 		name := displayName(c)
 		d.logf("swept %s of dead run %s", name, c.Labels[LabelRun])
 		removed = append(removed, name)
+	}
+	vols, err := d.sweepVolumes(ctx)
+	return append(removed, vols...), joinErrs(append(errs, err))
+}
+
+// sweepVolumes removes labelled volumes of dead runs. Checks use tmpfs mounts and make no
+// volumes; this clears any that a future layout or an interrupted build leaves behind.
+func (d *Docker) sweepVolumes(ctx context.Context) ([]string, error) {
+	list, err := d.cli.VolumeList(ctx, volume.ListOptions{Filters: filters.NewArgs(filters.Arg("label", LabelRun))})
+	if err != nil {
+		return nil, fmt.Errorf("%w: list tender volumes: %w", ErrEngine, err)
+	}
+	var removed []string
+	var errs []error
+	for _, v := range list.Volumes {
+		if d.self.judge(ownerFromLabels(v.Labels)) != dead {
+			continue
+		}
+		if err := d.cli.VolumeRemove(ctx, v.Name, true); err != nil && !cerrdefs.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("%w: remove volume %s: %w", ErrEngine, v.Name, err))
+			continue
+		}
+		d.logf("swept volume %s of dead run %s", v.Name, v.Labels[LabelRun])
+		removed = append(removed, "volume/"+v.Name)
 	}
 	return removed, joinErrs(errs)
 }
