@@ -196,7 +196,9 @@ func detailText(r report.Results) string {
 		for _, rs := range p.Reasons {
 			fmt.Fprintf(&b, "- %s\n", EscapeMarkdown(reasonText(rs)))
 		}
-		b.WriteString("\n")
+		if len(p.Reasons) > 0 {
+			b.WriteString("\n")
+		}
 	}
 	return b.String()
 }

@@ -1,0 +1,349 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/tender-grader/tender/report"
+	gh "github.com/tender-grader/tender/report/github"
+)
+
+// actionInputs are the inputs of action.yml, read from INPUT_* by go-githubactions.
+type actionInputs struct {
+	Command, Suite, Concurrency, Shard, Token, Environment, SigningKey, FailOn string
+	PublicKey, Out, HeadSHA                                                    string
+	Repos, Bundles                                                             []string
+	Publish                                                                    bool
+}
+
+// secretNames are variables a grade never sees: the verifier's environment is an allowlist
+// already, and this keeps a suite's pass_env from naming them too.
+var secretNames = map[string]bool{
+	"GITHUB_TOKEN": true, "INPUT_TOKEN": true, "INPUT_SIGNING-KEY": true, "INPUT_SIGNING_KEY": true,
+	"ACTIONS_RUNTIME_TOKEN": true, "ACTIONS_ID_TOKEN_REQUEST_TOKEN": true, "ACTIONS_ID_TOKEN_REQUEST_URL": true,
+}
+
+// runAction is the GitHub Action entry: inputs to a command, then outputs, the job summary
+// and the exit fail-on asks for.
+func runAction(ctx context.Context, inv *invocation) error {
+	a := githubactions.New(githubactions.WithWriter(inv.Stdout), githubactions.WithGetenv(inv.Getenv))
+	in, err := readActionInputs(a)
+	if err != nil {
+		a.Errorf("%v", err)
+		return err
+	}
+	maskSecrets(a, in)
+	if err := in.fromEvent(a); err != nil {
+		a.Errorf("%v", err)
+		return withCode(exitFailure, err)
+	}
+	args, bundleDir := in.args()
+	a.Group("tender " + strings.Join(args, " "))
+	cmdErr := dispatchAction(ctx, in.subInvocation(inv), in.Command, args)
+	a.EndGroup()
+	if code := exitCode(ctx, cmdErr); cmdErr != nil && code != exitMismatch {
+		a.Errorf("tender %s failed: %v", in.Command, cmdErr)
+		return cmdErr
+	}
+	res, err := actionResults(bundleDir)
+	if err != nil {
+		a.Errorf("%v", err)
+		return withCode(exitFailure, err)
+	}
+	if err := actionReport(a, inv, in, bundleDir, res); err != nil {
+		return err
+	}
+	return failOn(in.FailOn, res, cmdErr)
+}
+
+func readActionInputs(a *githubactions.Action) (actionInputs, error) {
+	in := actionInputs{
+		Command: orDefault(a.GetInput("command"), "grade"), Suite: a.GetInput("suite"),
+		Concurrency: a.GetInput("concurrency"), Shard: a.GetInput("shard"), Token: a.GetInput("token"),
+		Environment: a.GetInput("approval-environment"), SigningKey: a.GetInput("signing-key"),
+		FailOn: orDefault(a.GetInput("fail-on"), "error"), PublicKey: a.GetInput("public-key"),
+		Out: orDefault(a.GetInput("out"), "tender-out"), Repos: lines(a.GetInput("repos")),
+		Bundles: lines(a.GetInput("bundle")),
+	}
+	var err error
+	if in.Publish, err = parseBoolInput("publish", a.GetInput("publish")); err != nil {
+		return in, err
+	}
+	return in, in.validate()
+}
+
+func (in actionInputs) validate() error {
+	switch in.Command {
+	case "grade", "publish", "verify", "merge":
+	default:
+		return usageError("input command: %q is not grade, publish, verify or merge", in.Command)
+	}
+	switch in.FailOn {
+	case "never", "unresolved", "error":
+	default:
+		return usageError("input fail-on: %q is not never, unresolved or error", in.FailOn)
+	}
+	if in.Command == "grade" && in.Suite == "" {
+		return usageError("input suite: the suite directory is required for command grade")
+	}
+	if in.Concurrency != "" {
+		if n, err := strconv.Atoi(in.Concurrency); err != nil || n < 1 {
+			return usageError("input concurrency: %q is not a positive integer", in.Concurrency)
+		}
+	}
+	if in.Command == "merge" && len(in.Bundles) < 2 {
+		return usageError("input bundle: merge needs two or more bundle directories, one per line")
+	}
+	return nil
+}
+
+func parseBoolInput(name, v string) (bool, error) {
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, usageError("input %s: %q is not true or false", name, v)
+	}
+	return b, nil
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func lines(v string) []string {
+	var out []string
+	for _, l := range strings.Split(v, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// maskSecrets registers the token and every line of the signing key with ::add-mask:: before
+// anything else is logged.
+func maskSecrets(a *githubactions.Action, in actionInputs) {
+	if in.Token != "" {
+		a.AddMask(in.Token)
+	}
+	for _, l := range lines(in.SigningKey) {
+		if !strings.HasPrefix(l, "-----") {
+			a.AddMask(l)
+		}
+	}
+}
+
+// args maps the inputs to the command's arguments and names the bundle the outputs come from.
+func (in actionInputs) args() ([]string, string) {
+	bundleDir := in.Out
+	if len(in.Bundles) > 0 && in.Command != "merge" {
+		bundleDir = in.Bundles[0]
+	}
+	switch in.Command {
+	case "grade":
+		return in.gradeArgs(), bundleDir
+	case "publish":
+		return in.publishArgs(bundleDir), bundleDir
+	case "verify":
+		return withKey([]string{"verify", bundleDir}, in.PublicKey), bundleDir
+	}
+	args := withKey([]string{"merge", "--out", in.Out}, in.PublicKey)
+	return append(args, in.Bundles...), bundleDir
+}
+
+func (in actionInputs) gradeArgs() []string {
+	args := []string{"grade", in.Suite, "--out", in.Out}
+	if in.Concurrency != "" {
+		args = append(args, "--concurrency", in.Concurrency)
+	}
+	if in.Shard != "" {
+		args = append(args, "--shard", in.Shard)
+	}
+	for _, r := range in.Repos {
+		args = append(args, "--repo", r)
+	}
+	return args
+}
+
+func (in actionInputs) publishArgs(bundleDir string) []string {
+	args := withKey([]string{"publish", bundleDir}, in.PublicKey)
+	if in.Publish {
+		args = append(args, "--publish")
+	}
+	if in.Environment != "" {
+		args = append(args, "--approval-environment", in.Environment)
+	}
+	if in.Suite != "" {
+		args = append(args, "--suite", in.Suite)
+	}
+	if in.HeadSHA != "" {
+		args = append(args, "--sha", in.HeadSHA)
+	}
+	return args
+}
+
+func withKey(args []string, key string) []string {
+	if key != "" {
+		args = append(args, "--key", key)
+	}
+	return args
+}
+
+// subInvocation gives the command the environment it may see: the token as GITHUB_TOKEN for
+// publish only, the signing key as TENDER_SIGNING_KEY for grade and merge only.
+func (in actionInputs) subInvocation(inv *invocation) *invocation {
+	sub := *inv
+	sub.TTY = false
+	sub.Getenv = func(k string) string {
+		switch {
+		case k == "GITHUB_TOKEN" && in.Command == "publish":
+			return in.Token
+		case k == "TENDER_SIGNING_KEY" && (in.Command == "grade" || in.Command == "merge"):
+			return orDefault(in.SigningKey, inv.Getenv(k))
+		case secretNames[k], k == "TENDER_SIGNING_KEY":
+			return ""
+		}
+		return inv.Getenv(k)
+	}
+	return &sub
+}
+
+// fromEvent reads the event file. On a pull request the check run belongs on the head commit,
+// not on the merge commit GITHUB_SHA names.
+func (in *actionInputs) fromEvent(a *githubactions.Action) error {
+	c, err := a.Context()
+	if err != nil {
+		return fmt.Errorf("reading the GitHub context and event file: %w", err)
+	}
+	pr, _ := c.Event["pull_request"].(map[string]any)
+	head, _ := pr["head"].(map[string]any)
+	if sha, _ := head["sha"].(string); isHexSHA(sha) {
+		in.HeadSHA = sha
+	}
+	return nil
+}
+
+func isHexSHA(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, r := range s {
+		if !strings.ContainsRune("0123456789abcdef", r) {
+			return false
+		}
+	}
+	return true
+}
+
+func dispatchAction(ctx context.Context, inv *invocation, command string, args []string) error {
+	switch command {
+	case "grade":
+		return cmdGrade(ctx, inv, args[1:])
+	case "publish":
+		return cmdPublish(ctx, inv, args[1:])
+	case "verify":
+		return cmdVerify(ctx, inv, args[1:])
+	}
+	return cmdMerge(ctx, inv, args[1:])
+}
+
+func actionResults(dir string) (report.Results, error) {
+	var res report.Results
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		return res, fmt.Errorf("reading the results of bundle %s: %w", dir, err)
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		return res, fmt.Errorf("bundle %s: results.json: %w", dir, err)
+	}
+	return res, nil
+}
+
+// actionReport sets the outputs (all single-line: SetOutput uses a fixed heredoc delimiter)
+// and appends summary.md to the job summary.
+func actionReport(a *githubactions.Action, inv *invocation, in actionInputs, dir string, res report.Results) error {
+	counts := map[report.Verdict]int{}
+	for _, p := range res.Pairs {
+		counts[p.Verdict]++
+	}
+	outputs := map[string]string{
+		"resolved": strconv.Itoa(counts[report.Resolved]), "total": strconv.Itoa(len(res.Pairs)),
+		"unresolved": strconv.Itoa(counts[report.Unresolved]), "error": strconv.Itoa(counts[report.Error]),
+		"integrity-violation": strconv.Itoa(counts[report.IntegrityViolation]),
+		"bundle":              singleLine(dir), "conclusion": gh.Conclusion(res),
+	}
+	if err := setOutputs(a, inv, outputs); err != nil {
+		return err
+	}
+	if in.Command == "publish" {
+		return nil // publish writes its own job summary only when it falls back
+	}
+	return addJobSummary(inv, dir)
+}
+
+func singleLine(s string) string {
+	return strings.NewReplacer("\n", " ", "\r", " ").Replace(s)
+}
+
+func setOutputs(a *githubactions.Action, inv *invocation, outputs map[string]string) (err error) {
+	if inv.Getenv("GITHUB_OUTPUT") == "" {
+		fmt.Fprintln(inv.Stderr, "tender: GITHUB_OUTPUT is not set; outputs not written")
+		return nil
+	}
+	defer func() { // go-githubactions panics when it cannot write the file
+		if r := recover(); r != nil {
+			err = withCode(exitFailure, fmt.Errorf("writing the step outputs: %v", r))
+		}
+	}()
+	for _, k := range sortedKeys(outputs) {
+		a.SetOutput(k, outputs[k])
+	}
+	return nil
+}
+
+func addJobSummary(inv *invocation, dir string) error {
+	path := inv.Getenv("GITHUB_STEP_SUMMARY")
+	if path == "" {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return withCode(exitFailure, fmt.Errorf("writing the job summary: %w", err))
+	}
+	_, err = f.WriteString(gh.CapBytes(string(b), gh.MaxJobSummaryBytes, gh.TruncationNote) + "\n")
+	return errors.Join(err, f.Close())
+}
+
+// failOn decides the exit: never fails on no verdict; error fails on an error verdict or an
+// expectation not met; unresolved fails unless every pair was resolved.
+func failOn(mode string, res report.Results, cmdErr error) error {
+	if mode == "never" {
+		return nil
+	}
+	for _, p := range res.Pairs {
+		if p.Verdict == report.Error || (mode == "unresolved" && p.Verdict != report.Resolved) {
+			return withCode(exitFailure, fmt.Errorf("fail-on %s: pair %s is %s", mode, p.ID, p.Verdict))
+		}
+	}
+	return cmdErr
+}

@@ -1,0 +1,265 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/tender-grader/tender/report"
+	"github.com/tender-grader/tender/report/bundle"
+	gh "github.com/tender-grader/tender/report/github"
+)
+
+// publishClock stamps check runs; tests replace it.
+var publishClock = time.Now
+
+// publishOptions are the flags of `tender publish`.
+type publishOptions struct {
+	Bundle, Key, Environment, Repository, SHA, Suite string
+	Publish                                          bool
+}
+
+func cmdPublish(ctx context.Context, inv *invocation, args []string) error {
+	o, err := parsePublish(inv, args)
+	if err != nil {
+		return err
+	}
+	m, res, err := loadVerifiedBundle(o.Bundle, o.Key)
+	if err != nil {
+		return err
+	}
+	plan, err := publishPlan(inv, o, res)
+	if err != nil {
+		return err
+	}
+	if !o.Publish {
+		return dryRun(inv, plan, "publishing was not requested (--publish)")
+	}
+	if err := checkTarget(plan.Target); err != nil {
+		return err
+	}
+	c, err := approve(ctx, inv, o, plan.Target, m.EnvelopeSHA256)
+	if errors.Is(err, gh.ErrNotApproved) || errors.Is(err, errNoToken) {
+		return dryRun(inv, plan, err.Error())
+	}
+	if err != nil {
+		return err
+	}
+	return publishPlanNow(ctx, inv, c, plan)
+}
+
+func parsePublish(inv *invocation, args []string) (publishOptions, error) {
+	var o publishOptions
+	fs := newFlags(inv, "publish", "publish BUNDLE [--key PUB] [--publish] [--approval-environment E] [--repository OWNER/NAME] [--sha SHA] [--suite DIR]")
+	fs.StringVar(&o.Key, "key", "", "ed25519 public key `file`; when given, the signature must verify")
+	fs.BoolVar(&o.Publish, "publish", false, "post the check run (still needs a verified approval); without it, print the payloads")
+	fs.StringVar(&o.Environment, "approval-environment", "", "in Actions: the `environment` whose approved review on this run allows publishing")
+	fs.StringVar(&o.Repository, "repository", "", "`OWNER/NAME` to publish to (default $GITHUB_REPOSITORY)")
+	fs.StringVar(&o.SHA, "sha", "", "commit `SHA` the check run attaches to (default $GITHUB_SHA)")
+	fs.StringVar(&o.Suite, "suite", "", "suite `DIR` (repository-relative) whose tender.yaml places the annotations")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return o, err
+	}
+	if len(pos) != 1 {
+		return o, usageError("publish takes one BUNDLE directory")
+	}
+	o.Bundle = pos[0]
+	return o, nil
+}
+
+// loadVerifiedBundle verifies dir (requiring the signature when a key is given) and reads its
+// results.json. Nothing is read from a bundle that does not verify.
+func loadVerifiedBundle(dir, keyFile string) (*bundle.Manifest, report.Results, error) {
+	var res report.Results
+	var pub ed25519.PublicKey
+	if keyFile != "" {
+		k, err := bundle.LoadPublicKey(keyFile)
+		if err != nil {
+			return nil, res, withCode(exitUsage, err)
+		}
+		pub = k
+	}
+	m, err := bundle.Verify(dir, pub, bundle.VerifyOptions{RequireSignature: pub != nil})
+	if err != nil {
+		return nil, res, withCode(exitFailure, fmt.Errorf("bundle %s does not verify: %w", dir, err))
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		return nil, res, withCode(exitFailure, fmt.Errorf("bundle %s: %w", dir, err))
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		return nil, res, withCode(exitFailure, fmt.Errorf("bundle %s: results.json: %w", dir, err))
+	}
+	return m, res, nil
+}
+
+func publishPlan(inv *invocation, o publishOptions, res report.Results) (*gh.Plan, error) {
+	summary, err := os.ReadFile(filepath.Join(o.Bundle, "summary.md"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	loc, err := suiteLocator(inv, o.Suite)
+	if err != nil {
+		return nil, err
+	}
+	return gh.BuildPlan(res, gh.PlanInput{Target: publishTarget(inv, o), Summary: string(summary),
+		Locator: loc, Now: publishClock()}), nil
+}
+
+// suiteLocator reads DIR/tender.yaml; annotation paths are relative to GITHUB_WORKSPACE when
+// DIR is inside it.
+func suiteLocator(inv *invocation, dir string) (*gh.Locator, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "tender.yaml"))
+	if err != nil {
+		return nil, usageError("--suite %s: %v", dir, err)
+	}
+	rel := dir
+	if ws := inv.Getenv("GITHUB_WORKSPACE"); ws != "" && filepath.IsAbs(dir) {
+		if r, err := filepath.Rel(ws, dir); err == nil && !strings.HasPrefix(r, "..") {
+			rel = r
+		}
+	}
+	return gh.NewLocator(filepath.ToSlash(rel), b)
+}
+
+func publishTarget(inv *invocation, o publishOptions) gh.Target {
+	repo := firstNonEmpty(o.Repository, inv.Getenv("GITHUB_REPOSITORY"))
+	owner, name, _ := strings.Cut(repo, "/")
+	t := gh.Target{Owner: owner, Repo: name, HeadSHA: firstNonEmpty(o.SHA, inv.Getenv("GITHUB_SHA"))}
+	if srv, id := inv.Getenv("GITHUB_SERVER_URL"), inv.Getenv("GITHUB_RUN_ID"); srv != "" && id != "" && repo != "" {
+		t.DetailsURL = strings.TrimSuffix(srv, "/") + "/" + repo + "/actions/runs/" + id
+	}
+	if t.Owner == "" {
+		t.Owner, t.Repo = "{owner}", "{repo}"
+	}
+	if t.HeadSHA == "" {
+		t.HeadSHA = "{head_sha}"
+	}
+	return t
+}
+
+func checkTarget(t gh.Target) error {
+	if strings.HasPrefix(t.Owner, "{") || t.Repo == "" || strings.Contains(t.Repo, "/") {
+		return usageError("publish: name the repository with --repository OWNER/NAME or $GITHUB_REPOSITORY")
+	}
+	if strings.HasPrefix(t.HeadSHA, "{") {
+		return usageError("publish: name the commit with --sha or $GITHUB_SHA")
+	}
+	return nil
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// dryRun prints the exact payloads on stdout and why nothing was sent on stderr.
+func dryRun(inv *invocation, plan *gh.Plan, why string) error {
+	fmt.Fprintf(inv.Stderr, "tender: dry run, nothing was sent: %s\n", why)
+	fmt.Fprintf(inv.Stderr, "tender: the %d request(s) below are what publishing would send\n", len(plan.Steps()))
+	return plan.WriteDryRun(inv.Stdout)
+}
+
+// approve returns the token client only for a verified human approval: in Actions an approved
+// review of this run for the configured environment, locally the operator typing the start of
+// the bundle digest at a terminal. Every other outcome wraps gh.ErrNotApproved.
+func approve(ctx context.Context, inv *invocation, o publishOptions, t gh.Target, digest string) (*gh.Client, error) {
+	if inv.Getenv("GITHUB_ACTIONS") != "true" {
+		if err := approveAtTerminal(inv, t, digest); err != nil {
+			return nil, err
+		}
+		return tokenClient(inv)
+	}
+	c, err := tokenClient(inv)
+	if err != nil {
+		return nil, err
+	}
+	runID, _ := strconv.ParseInt(inv.Getenv("GITHUB_RUN_ID"), 10, 64)
+	a, err := c.CheckApproval(ctx, t.Owner, t.Repo, runID, o.Environment)
+	if err != nil && !errors.Is(err, gh.ErrNotApproved) {
+		err = fmt.Errorf("%w: the approval could not be checked: %v", gh.ErrNotApproved, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(inv.Stderr, "tender: environment %q approved this run (%s)\n", a.Environment, strings.Join(a.Reviewers, ", "))
+	return c, nil
+}
+
+// digestPrefixLen is how many hex digits of the bundle digest the operator types.
+const digestPrefixLen = 12
+
+func approveAtTerminal(inv *invocation, t gh.Target, digest string) error {
+	if !inv.TTY {
+		return fmt.Errorf("%w: no terminal to confirm at (outside Actions, publishing needs an interactive confirmation)", gh.ErrNotApproved)
+	}
+	fmt.Fprintf(inv.Stderr, "Publish this bundle to %s/%s at %s?\nBundle digest (sha256 of bundle.dsse.json): %s\nType its first %d hex digits to publish: ",
+		t.Owner, t.Repo, t.HeadSHA, digest, digestPrefixLen)
+	line, err := bufio.NewReader(io.LimitReader(inv.Stdin, 4096)).ReadString('\n')
+	if err != nil && line == "" {
+		return fmt.Errorf("%w: no confirmation read: %v", gh.ErrNotApproved, err)
+	}
+	if !strings.EqualFold(strings.TrimSpace(line), digest[:digestPrefixLen]) {
+		return fmt.Errorf("%w: the digits typed do not match the bundle digest", gh.ErrNotApproved)
+	}
+	return nil
+}
+
+// errNoToken: publishing was asked for without a token, so it stays a dry run.
+var errNoToken = errors.New("no token: set GITHUB_TOKEN (in the Action, the token input)")
+
+// tokenClient builds the token client from GITHUB_TOKEN and GITHUB_API_URL, masking the token
+// in the Actions log first.
+func tokenClient(inv *invocation) (*gh.Client, error) {
+	token := inv.Getenv("GITHUB_TOKEN")
+	if token == "" {
+		return nil, errNoToken
+	}
+	if inv.Getenv("GITHUB_ACTIONS") == "true" {
+		actionsLog(inv).AddMask(token)
+	}
+	c, err := gh.NewClient(gh.ClientOptions{APIURL: inv.Getenv("GITHUB_API_URL"), Token: token, Log: inv.Stderr})
+	if err != nil {
+		return nil, withCode(exitUsage, err)
+	}
+	return c, nil
+}
+
+func actionsLog(inv *invocation) *githubactions.Action {
+	return githubactions.New(githubactions.WithWriter(inv.Stdout), githubactions.WithGetenv(inv.Getenv))
+}
+
+func publishPlanNow(ctx context.Context, inv *invocation, c *gh.Client, plan *gh.Plan) error {
+	var out *gh.Outcome
+	var err error
+	if inv.Getenv("GITHUB_ACTIONS") == "true" {
+		fb := gh.Fallback{Action: actionsLog(inv), SummaryPath: inv.Getenv("GITHUB_STEP_SUMMARY")}
+		out, err = c.PublishWithFallback(ctx, plan, fb)
+	} else {
+		out, err = c.Publish(ctx, plan)
+	}
+	if err != nil {
+		return withCode(exitFailure, fmt.Errorf("publish: %w", err))
+	}
+	fmt.Fprintln(inv.Stderr, "tender:", out.Note)
+	return nil
+}
