@@ -25,11 +25,6 @@ import (
 // SuiteFile is the name of a suite's manifest inside its directory.
 const SuiteFile = "tender.yaml"
 
-// Default policy, from DESIGN.md invariants 5 and 6.
-var (
-	DefaultProtected = []string{".tender/**"}
-	DefaultRestored  = []string{"tests/**", "test/**", "conftest.py", "**/conftest.py", "pytest.ini", "pytest.toml", ".pytest.toml", "noxfile.py"}
-)
 
 // LoadOptions are the operator's additions to a suite: they never come from the suite files.
 type LoadOptions struct {
@@ -222,7 +217,7 @@ func (l *loader) build(raw *SuiteDoc, lines []int, opts LoadOptions) (*Suite, er
 	if s.Verifier, err = l.verifier(raw.Verifier); err != nil {
 		return nil, err
 	}
-	s.ProtectedPaths, s.RestoredPaths = orDefault(raw.ProtectedPaths, DefaultProtected), orDefault(raw.RestoredPaths, DefaultRestored)
+	s.ProtectedPaths, s.RestoredPaths = orDefault(raw.ProtectedPaths, integrity.DefaultProtected), orDefault(raw.RestoredPaths, integrity.DefaultRestored)
 	if s.Protected, err = l.patterns("protected_paths", s.ProtectedPaths, true); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -240,6 +241,18 @@ func (b *baseTree) ReadFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("base path %q is not local", path)
 	}
 	return os.ReadFile(filepath.Join(b.dir, filepath.FromSlash(path)))
+}
+
+// FileMode lets the restore keep the base's executable bits.
+func (b *baseTree) FileMode(path string) (fs.FileMode, error) {
+	if !filepath.IsLocal(path) {
+		return 0, fmt.Errorf("base path %q is not local", path)
+	}
+	info, err := os.Lstat(filepath.Join(b.dir, filepath.FromSlash(path)))
+	if err != nil {
+		return 0, err
+	}
+	return info.Mode(), nil
 }
 
 func (pl *pipeline) pristine(ctx context.Context) (*baseTree, error) {
