@@ -25,7 +25,6 @@ import (
 // SuiteFile is the name of a suite's manifest inside its directory.
 const SuiteFile = "tender.yaml"
 
-
 // LoadOptions are the operator's additions to a suite: they never come from the suite files.
 type LoadOptions struct {
 	Repos map[string]string // repository ID -> local clone path (--repo ID=PATH)
