@@ -7,10 +7,10 @@ import (
 	"slices"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/volume"
-	"time"
 )
 
 func TestPropertySIGINTLeavesNoContainer(t *testing.T) {
