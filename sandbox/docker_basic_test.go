@@ -1,8 +1,12 @@
 package sandbox
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
+
+	"golang.org/x/sync/errgroup"
 )
 
 func TestDockerRunsCommandAndCollects(t *testing.T) {
@@ -17,5 +21,33 @@ func TestDockerRunsCommandAndCollects(t *testing.T) {
 	}
 	if string(res.JUnit) != "<testsuite/>\n" {
 		t.Errorf("JUnit = %q", res.JUnit)
+	}
+}
+
+func TestDockerConcurrentChecksStayApart(t *testing.T) {
+	// The grader fans checks out; each must see only its own workspace and write only its
+	// own report.
+	const n = 4
+	results := make([]*Result, n)
+	specs := make([]Spec, n)
+	var g errgroup.Group
+	for i := range n {
+		specs[i] = testSpec(t, sh(`cat id; ls /workspace | wc -l; cat id > "$TENDER_JUNIT"`)...)
+		specs[i].Workspace = writeFiles(t, map[string]string{"id": fmt.Sprintf("check-%d\n", i)})
+		g.Go(func() error {
+			res, err := engine.Run(context.Background(), specs[i])
+			results[i] = res
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	for i, res := range results {
+		want := fmt.Sprintf("check-%d\n", i)
+		if res.Stdout.String() != want+"1\n" || string(res.JUnit) != want {
+			t.Errorf("check %d: stdout %q report %q", i, res.Stdout.String(), res.JUnit)
+		}
+		assertRunGone(t, specs[i].RunID)
 	}
 }
