@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -211,5 +212,35 @@ func TestActionArgs(t *testing.T) {
 	}
 	if v := sub.Getenv("HOME"); v != "secret-HOME" {
 		t.Errorf("grade does not see HOME: %q", v)
+	}
+}
+
+// TestActionGradeFromEnvironmentAlone grades shard 2/3 of fixtures/demo with the real Docker
+// backend in Action mode, with a canary token in the inputs and the environment: the token
+// is masked and reaches no output, no log line and no file of the bundle.
+func TestActionGradeFromEnvironmentAlone(t *testing.T) {
+	r := newRunnerEnv(t, "https://api.example.test", map[string]string{"command": "grade", "suite": "fixtures/demo",
+		"shard": "2/3", "concurrency": "2", "token": pubToken, "fail-on": "error"}, map[string]any{})
+	out := filepath.Join(r.workdir, "bundle")
+	r.env["INPUT_OUT"] = out
+	r.env["GITHUB_TOKEN"] = pubToken
+	r.env["PATH"], r.env["HOME"] = os.Getenv("PATH"), os.Getenv("HOME")
+	code, stdout, stderr := r.run(t)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	res := readResults(t, out)
+	got := r.outputs(t)
+	if res.Shard != "2/3" || got["total"] != fmt.Sprint(len(res.Pairs)) || got["bundle"] != out || got["conclusion"] != "success" {
+		t.Errorf("shard %q, %d pairs, outputs %v", res.Shard, len(res.Pairs), got)
+	}
+	assertNoToken(t, &pubRun{stdout: *bytes.NewBufferString(stdout), stderr: *bytes.NewBufferString(stderr)}, out)
+	for _, path := range []string{r.output, r.summary} {
+		if b, _ := os.ReadFile(path); bytes.Contains(b, []byte(pubToken)) {
+			t.Errorf("%s carries the token", path)
+		}
+	}
+	if s, _ := os.ReadFile(r.summary); !strings.Contains(string(s), "demo") {
+		t.Errorf("job summary %q", s)
 	}
 }

@@ -156,3 +156,48 @@ func TestMergeRefusesNonEmptyOut(t *testing.T) {
 		t.Error("merge touched an existing file")
 	}
 }
+
+// TestShardedGradeMergesToTheUnshardedVerdicts grades fixtures/demo whole and in three shards
+// with the real Docker backend, merges the shards and checks the merged bundle verifies and
+// carries the same verdicts and reasons as the unsharded run.
+func TestShardedGradeMergesToTheUnshardedVerdicts(t *testing.T) {
+	tmp := t.TempDir()
+	grade := func(out string, extra ...string) {
+		t.Helper()
+		p := &pubRun{env: map[string]string{"PATH": os.Getenv("PATH"), "HOME": os.Getenv("HOME")}}
+		args := append([]string{"fixtures/demo", "--out", out, "--concurrency", "2"}, extra...)
+		if err := cmdGrade(context.Background(), p.inv(), args); err != nil {
+			t.Fatalf("grade %v: %v\n%s", extra, err, p.stderr.String())
+		}
+	}
+	grade(filepath.Join(tmp, "whole"))
+	var shards []string
+	for k := 1; k <= 3; k++ {
+		dir := filepath.Join(tmp, fmt.Sprintf("s%d", k))
+		grade(dir, "--shard", fmt.Sprintf("%d/3", k))
+		shards = append(shards, dir)
+	}
+	out := filepath.Join(tmp, "merged")
+	p := &pubRun{env: map[string]string{}}
+	if err := cmdMerge(context.Background(), p.inv(), append([]string{"--out", out}, shards...)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bundle.Verify(out, nil, bundle.VerifyOptions{}); err != nil {
+		t.Fatalf("merged bundle: %v", err)
+	}
+	verdicts := func(dir string) map[string]string {
+		m := map[string]string{}
+		for _, pr := range readResults(t, dir).Pairs {
+			var codes []string
+			for _, r := range pr.Reasons {
+				codes = append(codes, r.Code)
+			}
+			m[pr.ID] = string(pr.Verdict) + " " + strings.Join(codes, ",")
+		}
+		return m
+	}
+	whole := verdicts(filepath.Join(tmp, "whole"))
+	if d := cmp.Diff(whole, verdicts(out)); d != "" || len(whole) == 0 {
+		t.Errorf("merged verdicts differ from the unsharded run (-whole +merged):\n%s", d)
+	}
+}

@@ -76,7 +76,8 @@ func (o ClientOptions) withDefaults() ClientOptions {
 
 func defaultTransport() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.Proxy = nil // a proxy from the environment would see the request; GitHub runners need none
+	// The proxy from the environment stays: self-hosted runners often need one, and for HTTPS
+	// it sees only the CONNECT host, never the token.
 	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	t.TLSHandshakeTimeout = 10 * time.Second
 	t.ResponseHeaderTimeout = 30 * time.Second
