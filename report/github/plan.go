@@ -67,7 +67,7 @@ func BuildPlan(r report.Results, in PlanInput) *Plan {
 	p.Annotations = Annotations(r, in.Locator)
 	p.Create = gh.CreateCheckRunOptions{
 		Name: p.Name, HeadSHA: in.Target.HeadSHA, Status: gh.String("in_progress"),
-		StartedAt: &gh.Timestamp{Time: in.Now.UTC()},
+		StartedAt: &gh.Timestamp{Time: startedAt(r, in.Now)},
 		Output:    &gh.CheckRunOutput{Title: &title, Summary: &summary},
 	}
 	if in.Target.DetailsURL != "" {
@@ -85,6 +85,14 @@ func BuildPlan(r report.Results, in PlanInput) *Plan {
 		Output:      &gh.CheckRunOutput{Title: &title, Summary: &summary, Text: &text},
 	}
 	return p
+}
+
+// startedAt is when grading began, or now when the results do not say.
+func startedAt(r report.Results, now time.Time) time.Time {
+	if r.Started.IsZero() {
+		return now.UTC()
+	}
+	return r.Started.UTC()
 }
 
 // CheckName names the check run for the suite and the shard, so it is never the job's own.
