@@ -33,6 +33,12 @@ func (d *Docker) runCommand(ctx context.Context, b *box, spec Spec, lim Limits, 
 	}()
 	ended, err := d.await(ctx, b, e, done, lim.Timeout)
 	res.Wall = time.Since(start)
+	if err == nil && !ended {
+		peak, pids := d.stats(ctx, b)
+		res.PeakMemory, res.PidsLimitHit = peak, nearLimit(pids, lim.Pids)
+		d.logf("%s: deadline of %s reached: killing the container", b.name, lim.Timeout)
+		d.kill(ctx, b)
+	}
 	e.conn.Close()
 	<-done
 	res.Stdout, res.Stderr = stdout.capture(), stderr.capture()
@@ -54,8 +60,8 @@ func (d *Docker) runCommand(ctx context.Context, b *box, spec Spec, lim Limits, 
 	return nil
 }
 
-// await returns true when the command ended, false when the deadline killed it, and an
-// error when ctx was cancelled (the caller removes the container).
+// await returns true when the command ended, false when the deadline passed (the caller
+// kills the container), and an error when ctx was cancelled (the caller removes it).
 func (d *Docker) await(ctx context.Context, b *box, e *execution, done <-chan struct{}, timeout time.Duration) (bool, error) {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
@@ -68,8 +74,6 @@ func (d *Docker) await(ctx context.Context, b *box, e *execution, done <-chan st
 		case <-ctx.Done():
 			return false, fmt.Errorf("%s: cancelled: %w", b.name, context.Cause(ctx))
 		case <-deadline.C:
-			d.logf("%s: deadline of %s reached: killing the container", b.name, timeout)
-			d.kill(ctx, b)
 			return false, nil
 		case <-poll.C:
 			if _, running, err := d.exitCode(ctx, e); err == nil && !running {
@@ -94,8 +98,8 @@ func (d *Docker) drain(done <-chan struct{}) bool {
 func (d *Docker) collect(ctx context.Context, b *box, lim Limits, res *Result) error {
 	peak, pids := d.stats(ctx, b)
 	res.PeakMemory = peak
-	res.PidsLimitHit = pids >= lim.Pids
-	if err := d.readBack(ctx, b, res); err != nil {
+	res.PidsLimitHit = nearLimit(pids, lim.Pids)
+	if err := d.readBack(ctx, b, lim, res); err != nil {
 		return err
 	}
 	in, err := d.cli.ContainerInspect(ctx, b.id)
@@ -107,6 +111,10 @@ func (d *Docker) collect(ctx context.Context, b *box, lim Limits, res *Result) e
 	}
 	return nil
 }
+
+// nearLimit: a sampled pids count within 10% of the limit means forks are being refused. A
+// churning fork bomb rarely sits exactly at the limit when sampled.
+func nearLimit(pids, limit int64) bool { return limit > 0 && pids*10 >= limit*9 }
 
 // stats returns the cgroup's max memory usage as the engine reports it (cgroup v1; 0
 // otherwise) and the current number of pids.
@@ -141,27 +149,54 @@ df -P -k /workspace /tender /tmp
 exec cat -- "$1"`
 
 // readBack fills the counters and the JUnit report. Anything but a regular file at the
-// report path leaves JUnit nil, which the grader treats as a missing report.
-func (d *Docker) readBack(ctx context.Context, b *box, res *Result) error {
+// report path leaves JUnit nil, which the grader treats as a missing report. Processes the
+// command left behind may hold every pid, so a read-back that could not start its own
+// processes is retried a few times, sampling the engine's pids count in between.
+func (d *Docker) readBack(ctx context.Context, b *box, lim Limits, res *Result) error {
+	for attempt := 1; ; attempt++ {
+		ok, err := d.readBackOnce(ctx, b, res)
+		if ok || err != nil {
+			return err
+		}
+		if _, pids := d.stats(ctx, b); nearLimit(pids, lim.Pids) {
+			res.PidsLimitHit = true
+		}
+		if attempt == 4 {
+			d.logf("%s: read-back could not run (pids exhausted?); no report, counters unknown", b.name)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: cancelled: %w", b.name, context.Cause(ctx))
+		case <-time.After(time.Duration(attempt) * 250 * time.Millisecond):
+		}
+	}
+}
+
+// readBackOnce reports false when the script could not run far enough to print its counters.
+func (d *Docker) readBackOnce(ctx context.Context, b *box, res *Result) (bool, error) {
 	report := &limitBuffer{limit: MaxJUnitBytes}
 	counters := newCapWriter(64 << 10)
 	argv := []string{"sh", "-c", readBackScript, "read-back", dockerLayout.JUnit}
 	code, err := d.runSmall(ctx, b, argv, nil, report, counters, 30*time.Second)
-	p := parseProbe(counters.capture().String())
+	text := counters.capture().String()
+	if ctx.Err() != nil {
+		return false, err
+	}
+	if err != nil || !strings.Contains(text, "==\n") {
+		return false, nil
+	}
+	p := parseProbe(text)
 	res.OOMKilled = res.OOMKilled || p.oomKills > 0
 	res.PidsLimitHit = res.PidsLimitHit || p.pidsMax > 0
 	res.DiskFull = p.diskFull
 	switch {
 	case report.over:
 		res.JUnitTooLarge = true
-	case ctx.Err() != nil:
-		return err
-	case err != nil:
-		d.logf("%s: read-back failed; no report, counters unknown: %v", b.name, err)
 	case code == 0:
 		res.JUnit = bytes.Clone(report.b.Bytes())
 	}
-	return nil
+	return true, nil
 }
 
 type probeResult struct {

@@ -102,6 +102,24 @@ func TestPropertyForkBombContained(t *testing.T) {
 	}
 }
 
+func TestPropertyEndlessForkBombRemoved(t *testing.T) {
+	// A bomb that keeps every pid taken after its first process died: the check ends, the
+	// limit is reported (from the engine's pids count when no read-back process can start),
+	// and removing the container ends the bomb.
+	spec := testSpec(t, sh(`f() { while :; do f 2>/dev/null & done; }; f`)...)
+	spec.Limits.Pids, spec.Limits.Timeout = 48, 20*time.Second
+	start := time.Now()
+	res := runDocker(t, spec) // asserts the container is gone
+	took := time.Since(start)
+	t.Logf("endless fork bomb: outcome %s, wall %s, whole run %s, pids limit hit %v", res.Outcome(), res.Wall.Round(time.Millisecond), took.Round(time.Millisecond), res.PidsLimitHit)
+	if res.ExitCode == 0 || !res.PidsLimitHit {
+		t.Errorf("outcome %s, PidsLimitHit %v; want a failure with the pids limit reported", res.Outcome(), res.PidsLimitHit)
+	}
+	if took > spec.Limits.Timeout+30*time.Second {
+		t.Errorf("the bomb held the grader for %s", took)
+	}
+}
+
 func TestPropertyMemoryBalloonIsOOM(t *testing.T) {
 	// The attack first writes a passing report, then balloons: the check must still be oom.
 	script := `
@@ -169,6 +187,9 @@ func TestPropertyDeadlineKillsAndRemoves(t *testing.T) {
 	}
 	if res.Wall < spec.Limits.Timeout || res.Wall > spec.Limits.Timeout+grace {
 		t.Errorf("killed after %s, want between %s and %s", res.Wall, spec.Limits.Timeout, spec.Limits.Timeout+grace)
+	}
+	if res.PeakMemory <= 0 {
+		t.Errorf("peak memory of a timed-out check not reported")
 	}
 	if took > spec.Limits.Timeout+grace+10*time.Second {
 		t.Errorf("Run took %s with a %s deadline", took, spec.Limits.Timeout)
