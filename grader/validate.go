@@ -2,8 +2,12 @@ package grader
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/tender-grader/tender/report"
 )
@@ -18,33 +22,62 @@ type InstanceReport struct {
 }
 
 // ValidateInstances checks the suite's own instances in verifiers, as SWE-bench validates its
-// datasets. Pairs without a reference patch are checked on the base side only.
+// datasets. Pairs that differ only in their candidate patch are one instance and are checked
+// once. Pairs without a reference patch are reported as such.
 func ValidateInstances(ctx context.Context, s *Suite, opts Options) ([]InstanceReport, error) {
-	repos, err := openRepos(ctx, s, s.Pairs, opts.WorkDir)
+	if opts.Concurrency <= 0 {
+		return nil, fmt.Errorf("concurrency must be at least 1, got %d", opts.Concurrency)
+	}
+	pairs := opts.Shard.Select(s.Pairs)
+	repos, err := openRepos(ctx, s, pairs, opts.WorkDir)
 	if err != nil {
 		return nil, err
 	}
 	defer repos.close()
-	var out []InstanceReport
-	for _, p := range opts.Shard.Select(s.Pairs) {
-		if err := ctx.Err(); err != nil {
-			return out, err
+	first := map[string]*Pair{} // instance key -> the pair checked for it
+	problems := map[string][]string{}
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opts.Concurrency)
+	for _, p := range pairs {
+		key := instanceKey(p)
+		if _, seen := first[key]; seen {
+			continue
 		}
-		out = append(out, validatePair(ctx, s, p, repos, opts))
+		first[key] = p
+		g.Go(func() error {
+			probs := validatePair(gctx, s, p, repos, opts)
+			mu.Lock()
+			problems[key] = probs
+			mu.Unlock()
+			return gctx.Err()
+		})
 	}
-	return out, nil
+	err = g.Wait()
+	out := make([]InstanceReport, 0, len(pairs))
+	for _, p := range pairs {
+		probs, done := problems[instanceKey(p)]
+		if !done {
+			continue
+		}
+		out = append(out, InstanceReport{ID: p.ID, OK: len(probs) == 0, Problems: probs})
+	}
+	return out, err
 }
 
-func validatePair(ctx context.Context, s *Suite, p *Pair, repos *repoSet, opts Options) InstanceReport {
-	rep := InstanceReport{ID: p.ID}
+// instanceKey is everything that defines an instance, apart from the candidate's patch.
+func instanceKey(p *Pair) string {
+	doc, _ := json.Marshal([]any{p.Repository, p.BaseCommit, p.Digests.TestPatch, p.Digests.Assets,
+		sha(p.ReferencePatch), p.FailToPass, p.PassToPass})
+	return sha(doc)
+}
+
+func validatePair(ctx context.Context, s *Suite, p *Pair, repos *repoSet, opts Options) []string {
 	problems := validateBase(ctx, s, p, repos, opts)
 	if len(p.ReferencePatch) == 0 {
-		problems = append(problems, "no reference_patch: the fixed side was not checked")
-	} else {
-		problems = append(problems, validateReference(ctx, s, p, repos, opts)...)
+		return append(problems, "no reference_patch: the fixed side was not checked")
 	}
-	rep.Problems, rep.OK = problems, len(problems) == 0
-	return rep
+	return append(problems, validateReference(ctx, s, p, repos, opts)...)
 }
 
 // validateBase runs the base commit plus the test patch: fail_to_pass must fail, pass_to_pass
@@ -74,9 +107,9 @@ func validateBase(ctx context.Context, s *Suite, p *Pair, repos *repoSet, opts O
 			continue
 		}
 		for _, id := range c.ids {
-			passed := chk.Tests[id] == report.TestPassed
-			if passed != c.wantPass {
-				problems = append(problems, fmt.Sprintf("on the base commit %s is %s; a %s test must %s there", id, chk.Tests[id], listName(c.wantPass), want(c.wantPass)))
+			if passed := chk.Tests[id] == report.TestPassed; passed != c.wantPass {
+				problems = append(problems, fmt.Sprintf("on the base commit %s is %s; a %s test must %s there",
+					id, chk.Tests[id], listName(c.wantPass), want(c.wantPass)))
 			}
 		}
 	}
