@@ -65,6 +65,9 @@ func (d *Docker) runSmall(ctx context.Context, b *box, argv []string, stdin func
 		feedErr <- nil
 	}
 	_, copyErr := stdcopy.StdCopy(stdout, stderr, e.conn.Reader)
+	if errors.Is(copyErr, errWriterFull) {
+		e.conn.Close() // the process gets EPIPE instead of blocking on a full pipe
+	}
 	if ctx.Err() != nil {
 		return -1, fmt.Errorf("%w: %v in %s did not finish in %s", ErrEngine, argv, b.name, timeout)
 	}
