@@ -20,8 +20,8 @@ type Repo struct {
 
 // Snapshot copies (clone) or imports (bundle, fast-export stream) src into a
 // private temporary directory under tmpRoot (os.TempDir() when ""), with
-// Tender's own minimal config and no hooks. It never runs git against the
-// source's own .git.
+// Tender's own minimal config and no hooks (tmpRoot is created if needed).
+// It never runs git against the source's own .git.
 func Snapshot(ctx context.Context, src Source, tmpRoot string) (*Repo, error) {
 	if tmpRoot == "" {
 		tmpRoot = os.TempDir()
@@ -31,6 +31,9 @@ func Snapshot(ctx context.Context, src Source, tmpRoot string) (*Repo, error) {
 		return nil, fmt.Errorf("gitsafe: source %q: %w", src.Path, err)
 	}
 	src.Path = abs
+	if err := os.MkdirAll(tmpRoot, 0o700); err != nil {
+		return nil, fmt.Errorf("gitsafe: private copy: %w", err)
+	}
 	root, err := os.MkdirTemp(tmpRoot, "tender-git-")
 	if err != nil {
 		return nil, fmt.Errorf("gitsafe: private copy: %w", err)
