@@ -12,7 +12,6 @@ import (
 func TestDockerRunsCommandAndCollects(t *testing.T) {
 	spec := testSpec(t, sh(`cat README; ls -la /workspace; echo "<testsuite/>" > "$TENDER_JUNIT"; echo err >&2; echo {junit} {assets} {workspace} {tender}; exit 3`)...)
 	res := runDocker(t, spec)
-	t.Logf("stdout:\n%s\nstderr:\n%s\nresult: %+v", res.Stdout, res.Stderr, *res)
 	if res.ExitCode != 3 {
 		t.Errorf("exit code = %d, want 3", res.ExitCode)
 	}
@@ -21,6 +20,12 @@ func TestDockerRunsCommandAndCollects(t *testing.T) {
 	}
 	if string(res.JUnit) != "<testsuite/>\n" {
 		t.Errorf("JUnit = %q", res.JUnit)
+	}
+	if res.PeakMemory <= 0 || res.PeakMemory > spec.Limits.Memory || res.Wall <= 0 {
+		t.Errorf("peak memory %d, wall %s: want both reported", res.PeakMemory, res.Wall)
+	}
+	if !res.Isolated || res.Backend != "docker" || res.ImageID != testImageID {
+		t.Errorf("result marking: isolated %v backend %q image %q (want %s)", res.Isolated, res.Backend, res.ImageID, testImageID)
 	}
 }
 

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -166,7 +167,11 @@ func feedTree(conn types.HijackedResponse, spec Spec) error {
 		{Dir: spec.Support, Prefix: "tender", Extra: []string{"out", "home"}},
 	}
 	sink := &errWriter{w: conn.Conn}
-	err := writeTree(sink, entries)
+	buf := bufio.NewWriterSize(sink, 256<<10) // a few large writes, not two per file
+	err := writeTree(buf, entries)
+	if err == nil {
+		err = buf.Flush()
+	}
 	if cerr := conn.CloseWrite(); err == nil && cerr != nil {
 		err = fmt.Errorf("%w: %w", errSink, cerr)
 	}

@@ -97,14 +97,14 @@ func TestContainerName(t *testing.T) {
 func TestParseProbe(t *testing.T) {
 	v1 := "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n==\nmax 17\n==\n" +
 		"Filesystem 1024-blocks Used Available Capacity Mounted on\n" +
-		"tmpfs 8192 8192 0 100% /workspace\ntmpfs 8192 4 8188 1% /tender\n"
-	v2 := "low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n==\nmax 0\n==\ntmpfs 1048576 10 1048566 1% /workspace\n"
+		"tmpfs 8192 8192 0 100% /workspace\ntmpfs 8192 4 8188 1% /tender\n==\n134217728\n"
+	v2 := "low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n==\nmax 0\n==\ntmpfs 1048576 10 1048566 1% /workspace\n==\n"
 	tests := []struct {
 		name string
 		in   string
 		want probeResult
 	}{
-		{"cgroup v1, full disk", v1, probeResult{oomKills: 2, pidsMax: 17, diskFull: true}},
+		{"cgroup v1, full disk", v1, probeResult{oomKills: 2, pidsMax: 17, diskFull: true, peak: 128 << 20}},
 		{"cgroup v2", v2, probeResult{oomKills: 1}},
 		{"nothing readable", "==\n==\n", probeResult{}},
 		{"garbage", "oom_kill x\nmax\n", probeResult{}},
