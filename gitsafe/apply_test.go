@@ -14,15 +14,17 @@ import (
 // changed; "" deletes a file, a name ending in .sh is executable.
 func gitPatch(t *testing.T, base, changed map[string]string, modes map[string]os.FileMode) (string, string) {
 	dir, _ := newRepo(t, base)
-	for name, content := range changed {
-		p := filepath.Join(dir, filepath.FromSlash(name))
+	for name, content := range changed { // deletions first: a file may become a directory
 		if content == "" {
-			if err := os.Remove(p); err != nil {
+			if err := os.Remove(filepath.Join(dir, filepath.FromSlash(name))); err != nil {
 				t.Fatal(err)
 			}
-			continue
 		}
-		writeFiles(t, dir, map[string]string{name: content})
+	}
+	for name, content := range changed {
+		if content != "" {
+			writeFiles(t, dir, map[string]string{name: content})
+		}
 	}
 	for name, mode := range modes {
 		if err := os.Chmod(filepath.Join(dir, name), mode); err != nil {
@@ -146,6 +148,9 @@ func TestApplyFailureLeavesDirUnchanged(t *testing.T) {
 			err = Apply(testCtx(t), p, ws)
 			if !errors.Is(err, ErrPatchFailed) {
 				t.Fatalf("Apply = %v, want ErrPatchFailed", err)
+			}
+			if strings.Contains(err.Error(), "restoring") {
+				t.Errorf("restore reported a failure: %v", err)
 			}
 			t.Logf("error: %v", err)
 			if diff := cmp.Diff(before, dirState(t, ws)); diff != "" {

@@ -71,7 +71,8 @@ func (b *applyBackup) noteNewDirs(path string) {
 func (b *applyBackup) restore() error {
 	var errs []error
 	for _, p := range b.absent {
-		if err := os.RemoveAll(filepath.Join(b.dir, filepath.FromSlash(p))); err != nil {
+		err := os.RemoveAll(filepath.Join(b.dir, filepath.FromSlash(p)))
+		if err != nil && !errors.Is(err, syscall.ENOTDIR) { // a parent is a file: p cannot exist
 			errs = append(errs, err)
 		}
 	}
