@@ -20,7 +20,7 @@ import (
 // is killed (there is no API to kill one exec), which also ends the output stream.
 func (d *Docker) runCommand(ctx context.Context, b *box, spec Spec, lim Limits, res *Result) error {
 	stdout, stderr := newCapWriter(lim.OutputBytes), newCapWriter(lim.OutputBytes)
-	e, err := d.startExec(ctx, b, dockerLayout.expand(spec.Command), dockerLayout.environ(spec.Env), false)
+	e, err := d.startExec(ctx, b, dockerLayout.expand(spec.Command), dockerLayout.environ(spec.Env))
 	if err != nil {
 		return err
 	}
@@ -178,7 +178,7 @@ func (d *Docker) readBackOnce(ctx context.Context, b *box, res *Result) (bool, e
 	report := &limitBuffer{limit: MaxJUnitBytes}
 	counters := newCapWriter(64 << 10)
 	argv := []string{"sh", "-c", readBackScript, "read-back", dockerLayout.JUnit}
-	code, err := d.runSmall(ctx, b, argv, nil, report, counters, 30*time.Second)
+	code, err := d.runSmall(ctx, b, argv, report, counters, 30*time.Second)
 	text := counters.capture().String()
 	if ctx.Err() != nil {
 		return false, err

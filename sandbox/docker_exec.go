@@ -23,10 +23,10 @@ type execution struct {
 	conn types.HijackedResponse
 }
 
-func (d *Docker) startExec(ctx context.Context, b *box, argv, env []string, stdin bool) (*execution, error) {
+func (d *Docker) startExec(ctx context.Context, b *box, argv, env []string) (*execution, error) {
 	created, err := d.cli.ContainerExecCreate(ctx, b.id, container.ExecOptions{
 		User: VerifierUser, Cmd: argv, Env: env, WorkingDir: dockerLayout.Workspace,
-		AttachStdin: stdin, AttachStdout: true, AttachStderr: true,
+		AttachStdout: true, AttachStderr: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: exec in %s: %w", ErrEngine, b.name, err)
@@ -48,23 +48,17 @@ func (d *Docker) exitCode(ctx context.Context, e *execution) (code int, running 
 }
 
 // runSmall runs a short helper command to completion, bounded by timeout, and returns its
-// exit code. stdin may be nil. Output beyond what the writers accept is dropped.
-func (d *Docker) runSmall(ctx context.Context, b *box, argv []string, stdin func(io.Writer) error, stdout, stderr io.Writer, timeout time.Duration) (int, error) {
+// exit code. Output beyond what the writers accept is dropped.
+func (d *Docker) runSmall(ctx context.Context, b *box, argv []string, stdout, stderr io.Writer, timeout time.Duration) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	e, err := d.startExec(ctx, b, argv, []string{"PATH=" + SafePath}, stdin != nil)
+	e, err := d.startExec(ctx, b, argv, []string{"PATH=" + SafePath})
 	if err != nil {
 		return -1, err
 	}
 	defer e.conn.Close()
 	stop := context.AfterFunc(ctx, func() { e.conn.Close() })
 	defer stop()
-	feedErr := make(chan error, 1)
-	if stdin != nil {
-		go func() { feedErr <- feed(e.conn, stdin) }()
-	} else {
-		feedErr <- nil
-	}
 	_, copyErr := stdcopy.StdCopy(stdout, stderr, e.conn.Reader)
 	if errors.Is(copyErr, errWriterFull) {
 		e.conn.Close() // the process gets EPIPE instead of blocking on a full pipe
@@ -73,29 +67,15 @@ func (d *Docker) runSmall(ctx context.Context, b *box, argv []string, stdin func
 		return -1, fmt.Errorf("%w: %v in %s did not finish in %s", ErrEngine, argv, b.name, timeout)
 	}
 	code, running, err := d.waitExit(ctx, e)
-	if err != nil {
+	switch {
+	case err != nil:
 		return -1, err
-	}
-	if running {
+	case running:
 		return -1, fmt.Errorf("%w: %v in %s still running after its output closed", ErrEngine, argv, b.name)
-	}
-	e.conn.Close() // unblocks a feed the process stopped reading
-	if ferr := <-feedErr; ferr != nil && code == 0 {
-		return -1, fmt.Errorf("%w: stream into %s: %w", ErrCopyIn, b.name, ferr)
-	}
-	if copyErr != nil && code == 0 && !errors.Is(copyErr, errWriterFull) {
+	case copyErr != nil && code == 0 && !errors.Is(copyErr, errWriterFull):
 		return -1, fmt.Errorf("%w: read from %s: %w", ErrEngine, b.name, copyErr)
 	}
 	return code, nil
-}
-
-// feed writes the whole stdin, then half-closes so the process sees end of file.
-func feed(conn types.HijackedResponse, write func(io.Writer) error) error {
-	err := write(conn.Conn)
-	if cerr := conn.CloseWrite(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // waitExit polls briefly: the engine may report the exit a moment after the stream ends.

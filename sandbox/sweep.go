@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -37,7 +38,7 @@ func (d *Docker) Sweep(ctx context.Context) ([]string, error) {
 		removed = append(removed, name)
 	}
 	vols, err := d.sweepVolumes(ctx)
-	return append(removed, vols...), joinErrs(append(errs, err))
+	return append(removed, vols...), errors.Join(append(errs, err)...)
 }
 
 // sweepVolumes removes labelled volumes of dead runs. Checks use tmpfs mounts and make no
@@ -60,7 +61,7 @@ func (d *Docker) sweepVolumes(ctx context.Context) ([]string, error) {
 		d.logf("swept volume %s of dead run %s", v.Name, v.Labels[LabelRun])
 		removed = append(removed, "volume/"+v.Name)
 	}
-	return removed, joinErrs(errs)
+	return removed, errors.Join(errs...)
 }
 
 func (d *Docker) leftover(c container.Summary) bool {
@@ -88,7 +89,7 @@ func (d *Docker) RemoveRun(ctx context.Context, runID string) error {
 			errs = append(errs, err)
 		}
 	}
-	return joinErrs(errs)
+	return errors.Join(errs...)
 }
 
 // Containers lists the names of the containers of runID (all runs when runID is empty).

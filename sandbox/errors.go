@@ -1,5 +1,0 @@
-package sandbox
-
-import "errors"
-
-func joinErrs(errs []error) error { return errors.Join(errs...) }
