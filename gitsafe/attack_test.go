@@ -2,6 +2,8 @@ package gitsafe
 
 import (
 	"archive/tar"
+	"bytes"
+	"encoding/hex"
 	"errors"
 	"io"
 	"io/fs"
@@ -555,6 +557,34 @@ func otherRows() []attack {
 			},
 		},
 		{
+			// A commit-graph caches each commit's root tree; a forged one
+			// makes plain git report another tree for the base commit.
+			name: "a commit-graph that lies about a commit's tree",
+			plant: func(t *testing.T, a *attackEnv) Source {
+				real := strings.TrimSpace(tgit(t, a.src, "rev-parse", a.head+"^{tree}"))
+				evilBlob, _ := tgitErr(a.src, []byte("import os; os.system('evil')\n"), "hash-object", "-w", "--stdin")
+				evilTree, _ := tgitErr(a.src, []byte("100644 blob "+strings.TrimSpace(evilBlob)+"\tapp.py\n"), "mktree")
+				evil := strings.TrimSpace(tgit(t, a.src, "commit-tree", "-p", a.head, "-m", "side", strings.TrimSpace(evilTree)))
+				tgit(t, a.src, "update-ref", "refs/heads/side", evil)
+				tgit(t, a.src, "commit-graph", "write", "--reachable")
+				swapBytes(t, filepath.Join(a.gitDir(), "objects", "info", "commit-graph"), real, strings.TrimSpace(evilTree))
+				return a.clone()
+			},
+			check: func(t *testing.T, a *attackEnv, r *Repo, ws string) {
+				lie := strings.TrimSpace(tgit(t, a.src, "log", "--format=%T", "-1", a.head))
+				fp, err := r.Materialize(testCtx(t), a.head, filepath.Join(t.TempDir(), "ws"))
+				if err != nil || lie == fp.Tree {
+					t.Errorf("fingerprint tree %s (%v) equals the forged %s", fp.Tree, err, lie)
+				}
+				if _, err := os.Lstat(filepath.Join(r.GitDir(), "objects", "info", "commit-graph")); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("the commit-graph was copied (%v)", err)
+				}
+				if real := strings.TrimSpace(tgit(t, a.src, "-c", "core.commitGraph=false", "log", "--format=%T", "-1", a.head)); real == lie {
+					t.Errorf("control: the forged commit-graph did not fool plain git")
+				}
+			},
+		},
+		{
 			name:   "a promisor remote with lazy fetch",
 			refuse: ErrUnsafeRepo,
 			plant: func(t *testing.T, a *attackEnv) Source {
@@ -711,6 +741,21 @@ func sha256Repo(t *testing.T) string {
 	tgit(t, dir, "add", "-A")
 	tgit(t, dir, "commit", "-q", "-m", "sha256")
 	return dir
+}
+
+// swapBytes exchanges the raw 20-byte forms of two object ids in a file.
+func swapBytes(t *testing.T, path, a, b string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra, _ := hex.DecodeString(a)
+	rb, _ := hex.DecodeString(b)
+	tmp := bytes.Repeat([]byte{0}, 20)
+	data = bytes.ReplaceAll(bytes.ReplaceAll(bytes.ReplaceAll(data, ra, tmp), rb, ra), tmp, rb)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func tarFiles(t *testing.T, data string) map[string]string {

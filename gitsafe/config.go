@@ -25,6 +25,8 @@ const tenderConfig = `[core]
 	symlinks = false
 	untrackedCache = false
 	splitIndex = false
+	commitGraph = false
+	multiPackIndex = false
 [gc]
 	auto = 0
 [maintenance]

@@ -154,7 +154,17 @@ func checkEntryType(path string, d fs.DirEntry) error {
 	return unsafeRepo(path, "special file ("+t.String()+") inside the git directory")
 }
 
+// notCopied are caches under objects/ that could lie about commits (a
+// commit-graph names each commit's tree) and are disabled in the copy.
+func notCopied(rel string) bool {
+	return rel == "objects/info/commit-graph" || strings.HasPrefix(rel, "objects/info/commit-graphs") ||
+		strings.HasPrefix(rel, "objects/pack/multi-pack-index")
+}
+
 func wanted(rel string) bool {
+	if notCopied(rel) {
+		return false
+	}
 	switch rel {
 	case "HEAD", "packed-refs", "shallow", "refs", "objects":
 		return true

@@ -37,7 +37,9 @@ type Fingerprint struct {
 // or absent, from git objects. No attribute, filter, export-subst,
 // export-ignore or eol rule applies: each file holds its blob's bytes. A
 // tree with a symlink or submodule fails with ErrUnsafeTree before anything
-// is written.
+// is written. Every blob is hashed back to its id while it is written (a
+// mismatch fails with ErrUnsafeRepo). On error dir may hold a partial tree:
+// discard it.
 func (r *Repo) Materialize(ctx context.Context, commit, dir string) (Fingerprint, error) {
 	oid, err := r.ResolveCommit(ctx, commit)
 	if err != nil {
@@ -188,7 +190,7 @@ func (w *treeWriter) writeOne(br *bufio.Reader, e TreeEntry) error {
 		return err
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != e.Blob {
-		return fmt.Errorf("content hashes to %s, not blob %s", got, e.Blob)
+		return unsafeRepo(e.Blob, fmt.Sprintf("blob content hashes to %s: the pack index or object store is forged or corrupt", got))
 	}
 	if b, err := br.ReadByte(); err != nil || b != '\n' {
 		return fmt.Errorf("cat-file output is not terminated after blob %s", e.Blob)

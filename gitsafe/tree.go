@@ -91,7 +91,8 @@ func checkEntryMode(e TreeEntry) error {
 	return unsafeTree(e.Path, fmt.Sprintf("unsupported mode %o in the tree", e.Mode))
 }
 
-// ReadFile returns the content of the blob at path in commit.
+// ReadFile returns the content of the blob at path in commit, checked
+// against its id like everything Materialize writes.
 func (r *Repo) ReadFile(ctx context.Context, commit, path string) ([]byte, error) {
 	if err := ValidatePath(path); err != nil {
 		return nil, err
@@ -111,7 +112,19 @@ func (r *Repo) ReadFile(ctx context.Context, commit, path string) ([]byte, error
 		if err := checkEntryMode(e); err != nil {
 			return nil, err
 		}
-		return r.git(ctx, gitCall{args: []string{"cat-file", "blob", e.Blob}})
+		return r.readBlob(ctx, e.Blob)
 	}
 	return nil, fmt.Errorf("gitsafe: %s at %s: %w", path, oid, fs.ErrNotExist)
+}
+
+func (r *Repo) readBlob(ctx context.Context, oid string) ([]byte, error) {
+	var data []byte
+	err := r.catVerified(ctx, []string{oid}, func(_, typ string, body []byte) error {
+		if typ != "blob" {
+			return unsafeRepo(oid, "expected a blob, found "+typ)
+		}
+		data = body
+		return nil
+	})
+	return data, err
 }
