@@ -133,17 +133,19 @@ func (d *Docker) stats(ctx context.Context, b *box) (peak int64, pids int64) {
 
 // readBackScript prints the kernel's own counters on stderr, which code in the check cannot
 // forge: OOM kills in the memory cgroup, forks refused by the pids cgroup, the tmpfs fill
-// levels and the peak memory use (cgroup v1 and v2 paths are both tried). Then it prints the report on stdout,
-// only when it is a regular file and not a symlink: a FIFO or a device planted at the path
-// must not hang or flood the collection.
-const readBackScript = `{
-cat /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events 2>/dev/null
+// levels and the peak memory use (cgroup v1 and v2 paths are both tried). Then it prints
+// the report on stdout, only when it is a regular file and not a symlink: a FIFO or a device
+// planted at the path must not hang or flood the collection. Only shell builtins read the counters, so they
+// arrive even when leftover processes hold every pid but the one the exec itself needs.
+const readBackScript = `show() { for f in "$@"; do [ -r "$f" ] && while IFS= read -r l; do echo "$l"; done < "$f"; done; }
+{
+show /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events
 echo ==
-cat /sys/fs/cgroup/pids/pids.events /sys/fs/cgroup/pids.events 2>/dev/null
+show /sys/fs/cgroup/pids/pids.events /sys/fs/cgroup/pids.events
 echo ==
 df -P -k /workspace /tender /tmp
 echo ==
-cat /sys/fs/cgroup/memory/memory.max_usage_in_bytes /sys/fs/cgroup/memory.peak 2>/dev/null
+show /sys/fs/cgroup/memory/memory.max_usage_in_bytes /sys/fs/cgroup/memory.peak
 } >&2
 [ -f "$1" ] && [ ! -L "$1" ] || exit 3
 exec cat -- "$1"`
@@ -161,7 +163,7 @@ func (d *Docker) readBack(ctx context.Context, b *box, lim Limits, res *Result) 
 		peak, pids := d.stats(ctx, b)
 		res.PeakMemory = max(res.PeakMemory, peak)
 		res.PidsLimitHit = res.PidsLimitHit || nearLimit(pids, lim.Pids)
-		if attempt == 4 {
+		if attempt == 6 {
 			d.logf("%s: read-back could not run (pids exhausted?); no report, counters unknown", b.name)
 			return nil
 		}
@@ -173,7 +175,7 @@ func (d *Docker) readBack(ctx context.Context, b *box, lim Limits, res *Result) 
 	}
 }
 
-// readBackOnce reports false when the script could not run far enough to print its counters.
+// readBackOnce reports false when the script could not start or print its counters.
 func (d *Docker) readBackOnce(ctx context.Context, b *box, res *Result) (bool, error) {
 	report := &limitBuffer{limit: MaxJUnitBytes}
 	counters := newCapWriter(64 << 10)
