@@ -182,7 +182,24 @@ func (pl *pipeline) judge(chk *report.Check, res *sandbox.Result, tree string, i
 		chk.Passed = false
 		chk.Reasons = append([]report.Reason{{Code: ReasonOOM, Detail: fmt.Sprintf("out of memory (limit %d bytes)", pl.suite.Verifier.Memory)}}, chk.Reasons...)
 	}
+	chk.Reasons = append(chk.Reasons, limitReasons(res, pl.suite.Verifier)...)
 	return nil
+}
+
+// limitReasons records the limits a check ran into. They explain a failure; they never make
+// a check pass or fail on their own (the report and exit code decide).
+func limitReasons(res *sandbox.Result, v Verifier) []report.Reason {
+	var rs []report.Reason
+	if res.PidsLimitHit {
+		rs = append(rs, report.Reason{Code: ReasonPidsLimit, Detail: fmt.Sprintf("the process limit (%d) was reached", v.Pids)})
+	}
+	if res.DiskFull {
+		rs = append(rs, report.Reason{Code: ReasonDiskFull, Detail: fmt.Sprintf("a tmpfs filled up (cap %d bytes)", v.Disk)})
+	}
+	if res.JUnitTooLarge {
+		rs = append(rs, report.Reason{Code: ReasonReportTooLarge, Detail: "the JUnit report was over the size cap and was not read"})
+	}
+	return rs
 }
 
 // reportBytes returns the JUnit document of a check, converting go test -json output.
