@@ -104,6 +104,7 @@ func TestMalformedSuites(t *testing.T) {
 		{"not yaml", "name: [unclosed\n", nil, [2]string{}, []string{"tender.yaml"}},
 		{"empty file", "", nil, [2]string{}, []string{"tender.yaml", "empty"}},
 		{"no pairs", "name: t\nversion: \"1\"\nrepositories:\n  r:\n    fast_export: repos/r.fi\npairs: []\n", nil, [2]string{}, []string{"pairs", "at least one pair"}},
+		{"option-like test id", sub(`pass_to_pass: ["tests/test_a.py::test_b"]`, `pass_to_pass: ["--co"]`), nil, [2]string{}, []string{"pairs[0].pass_to_pass[0]", "not a usable test ID"}},
 		{"duplicate test id", sub(`pass_to_pass: ["tests/test_a.py::test_b"]`, `pass_to_pass: ["a::b", "a::b"]`), nil, [2]string{}, []string{"pairs[0].pass_to_pass[1]", "twice"}},
 	}
 	for _, tt := range tests {

@@ -403,7 +403,7 @@ func (l *loader) testList(field string, list *[]string, required bool) ([]string
 	}
 	seen := map[string]bool{}
 	for j, id := range *list {
-		if strings.TrimSpace(id) == "" || len(id) > 2000 || !utf8.ValidString(id) || strings.ContainsAny(id, "\x00\n\r") {
+		if strings.TrimSpace(id) == "" || strings.HasPrefix(id, "-") || len(id) > 2000 || !utf8.ValidString(id) || strings.ContainsAny(id, "\x00\n\r") {
 			return nil, l.errf(fmt.Sprintf("%s[%d]", field, j), "%q is not a usable test ID; give a node id like tests/test_x.py::test_y", id)
 		}
 		if seen[id] {

@@ -45,7 +45,8 @@ func command(v Verifier, ids []string, sent *sentinels) []string {
 var reGoID = regexp.MustCompile(`^(.+)\.(Test[^/.]*)(/.*)?$`)
 
 // goCommand runs go test -json on the packages of the required IDs, writing the JSON stream
-// to the report path; the grader converts it to JUnit on the host.
+// to the report path; the grader converts it to JUnit on the host. Package paths come from the
+// suite's IDs, which the loader keeps from starting with "-".
 func goCommand(ids []string) []string {
 	pkgs, tests := map[string]bool{}, map[string]bool{}
 	for _, id := range ids {
@@ -54,7 +55,7 @@ func goCommand(ids []string) []string {
 		}
 	}
 	run := "^(" + strings.Join(sortedKeys(tests), "|") + ")$"
-	argv := []string{"sh", "-c", `out="$1"; shift; exec go test -json -count=1 "$@" > "$out"`, "sh", "{junit}", "-run", run, "--"}
+	argv := []string{"sh", "-c", `out="$1"; shift; exec go test -json -count=1 "$@" > "$out"`, "sh", "{junit}", "-run", run}
 	return append(argv, sortedKeys(pkgs)...)
 }
 
