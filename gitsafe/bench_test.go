@@ -133,7 +133,7 @@ func treeStream(w *bufio.Writer) {
 		for j := range buf {
 			buf[j] = "abcdefghijklmnopqrstuvwxyz0123456789 \n"[rng.IntN(38)]
 		}
-		fmt.Fprintf(w, "M 100644 inline pkg%02d/mod%03d/file%04d.py\ndata %d\n", i%50, i%97, i, len(buf))
+		fmt.Fprintf(w, "M 100644 inline pkg%02d/mod%d/file%04d.py\ndata %d\n", i%50, (i/50)%10, i, len(buf))
 		w.Write(buf)
 		w.WriteString("\n")
 	}

@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -192,5 +194,5 @@ func chooseHead(refs []ref) string {
 }
 
 func writeFile(dir, name, content string) error {
-	return osWriteFile(dir+"/"+name, []byte(content))
+	return os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
 }

@@ -108,5 +108,3 @@ func writeNew(path string, data []byte) error {
 	_, err = f.Write(data)
 	return errors.Join(err, f.Close())
 }
-
-func osWriteFile(path string, data []byte) error { return os.WriteFile(path, data, 0o644) }
