@@ -64,6 +64,9 @@ func (pl *pipeline) applyCandidate(ctx context.Context, tree string) error {
 	}
 	err := gitsafe.Apply(ctx, pl.patch, tree)
 	switch {
+	case errors.Is(err, gitsafe.ErrUnsafePath):
+		// git read the patch differently from the parser, or a path runs through a symlink.
+		return stop(report.IntegrityViolation, ReasonUnsafePath, err.Error())
 	case errors.Is(err, gitsafe.ErrPatchFailed):
 		return stop(report.Unresolved, ReasonPatchFailed, err.Error())
 	case err != nil:
