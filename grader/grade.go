@@ -76,8 +76,10 @@ func Grade(ctx context.Context, s *Suite, opts Options) ([]report.PairResult, er
 				return gctx.Err()
 			}
 			r := gradeSafely(gctx, s, p, repos, opts)
-			if gctx.Err() != nil && r.Verdict == report.Error {
-				return gctx.Err() // interrupted: the pair is not finished, so it is not recorded
+			if gctx.Err() != nil {
+				// Interrupted: the pair may have been cut short (a killed verifier looks like a
+				// failed one), so it is not recorded, and --resume grades it again.
+				return gctx.Err()
 			}
 			results[i] = r
 			mu.Lock()
