@@ -1,8 +1,9 @@
 package report
 
 import (
+	"github.com/tender-grader/tender/internal/golden"
+
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,30 +17,6 @@ import (
 
 	"github.com/tender-grader/tender/report/junit"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name. A missing golden file fails the test.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden file: %v (run `go test -update` to write it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, diff)
-	}
-}
 
 // The injected clock: every time in the fixture is derived from this one.
 var clock = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -122,7 +99,7 @@ func TestWriteOutputsGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "outputs/"+name+".golden", got)
+			golden.Check(t, "outputs/"+name+".golden", got)
 		})
 	}
 }
@@ -151,7 +128,7 @@ func TestSummaryTruncatedGolden(t *testing.T) {
 	if len(out) > 2400 || !strings.Contains(string(out), "**Truncated:** this summary shows 4 of 6 pairs") {
 		t.Errorf("%d bytes, want a truncation note under 2400:\n%s", len(out), out)
 	}
-	golden(t, "outputs/summary-truncated.md.golden", out)
+	golden.Check(t, "outputs/summary-truncated.md.golden", out)
 }
 
 func TestSummaryCap(t *testing.T) {

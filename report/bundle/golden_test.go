@@ -1,35 +1,16 @@
 package bundle
 
 import (
+	"github.com/tender-grader/tender/internal/golden"
+
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name; -update rewrites it. A missing file fails.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden file %s: %v (run go test ./report/bundle -run %s -update to create it)", path, err, t.Name())
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Fatalf("%s differs (-want +got); rerun with -update if the change is intended:\n%s", path, diff)
-	}
-}
 
 func indentJSON(t *testing.T, b []byte) []byte {
 	t.Helper()
@@ -44,7 +25,7 @@ func indentJSON(t *testing.T, b []byte) []byte {
 // form) and the whole signed envelope, which is deterministic with a fixed key and clock.
 func TestStatementGolden(t *testing.T) {
 	dir, m := sealedBundle(t, testKey)
-	golden(t, "statement.golden.json", indentJSON(t, m.Statement))
+	golden.Check(t, "statement.golden.json", indentJSON(t, m.Statement))
 	var compact bytes.Buffer
 	want, _ := os.ReadFile(filepath.Join("testdata", "statement.golden.json"))
 	if err := json.Compact(&compact, want); err != nil {
@@ -57,7 +38,7 @@ func TestStatementGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "envelope.golden.json", env)
+	golden.Check(t, "envelope.golden.json", env)
 }
 
 // TestSealDeterministic: the same files and inputs give byte-identical envelopes with the

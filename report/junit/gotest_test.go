@@ -1,44 +1,22 @@
 package junit
 
 import (
+	"github.com/tender-grader/tender/internal/golden"
+
 	"bytes"
 	"errors"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name. A missing golden file fails the test.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden file: %v (run `go test -update` to write it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, diff)
-	}
-}
-
 func TestFromGoTestJSONReal(t *testing.T) {
 	out, err := FromGoTestJSON(bytes.NewReader(readTestdata(t, "gotest.jsonl")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "gotest.golden.xml", out)
+	golden.Check(t, "gotest.golden.xml", out)
 
 	rep, err := Parse(out, Options{Runner: RunnerGo})
 	if err != nil {
