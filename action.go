@@ -46,9 +46,14 @@ func runAction(ctx context.Context, inv *invocation) error {
 		return withCode(exitFailure, err)
 	}
 	args, bundleDir := in.args()
-	a.Group("tender " + strings.Join(args, " "))
+	// grade writes a log group per pair itself; groups do not nest.
+	if in.Command != "grade" {
+		a.Group("tender " + strings.Join(args, " "))
+	}
 	cmdErr := dispatchAction(ctx, in.subInvocation(inv), in.Command, args)
-	a.EndGroup()
+	if in.Command != "grade" {
+		a.EndGroup()
+	}
 	if code := exitCode(ctx, cmdErr); cmdErr != nil && code != exitMismatch {
 		a.Errorf("tender %s failed: %v", in.Command, cmdErr)
 		return cmdErr

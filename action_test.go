@@ -243,4 +243,8 @@ func TestActionGradeFromEnvironmentAlone(t *testing.T) {
 	if s, _ := os.ReadFile(r.summary); !strings.Contains(string(s), "demo") {
 		t.Errorf("job summary %q", s)
 	}
+	// One log group per pair, opened and closed, with no candidate text in it.
+	if opened, closed := strings.Count(stdout, "::group::["), strings.Count(stdout, "::endgroup::"); opened != len(res.Pairs) || closed != opened {
+		t.Errorf("%d groups opened and %d closed for %d pairs:\n%s", opened, closed, len(res.Pairs), stdout)
+	}
 }

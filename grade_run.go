@@ -51,6 +51,10 @@ func (g *gradeRun) progress(done, total int, r report.PairResult) {
 	elapsed := time.Since(g.start)
 	left := time.Duration(float64(elapsed) / float64(done) * float64(total-done)).Round(time.Second)
 	line := fmt.Sprintf("[%d/%d] %s: %s (%s)  · about %s left", done, total, r.ID, r.Verdict, time.Duration(r.DurationMillis)*time.Millisecond, left)
+	if g.inv.Getenv("GITHUB_ACTIONS") == "true" {
+		actionsGroup(g.inv.Stdout, line, r)
+		return
+	}
 	if !g.inv.TTY {
 		fmt.Fprintln(g.inv.Stderr, line)
 		return
@@ -61,6 +65,18 @@ func (g *gradeRun) progress(done, total int, r report.PairResult) {
 	}
 	fmt.Fprintf(g.inv.Stderr, "\r%s%s", line, pad)
 	g.lastLen = len(line)
+}
+
+// actionsGroup writes one collapsible log group per pair in GitHub Actions. Only Tender's own
+// words go in it (ids are restricted at load, codes are constants): candidate text such as a
+// failure message could carry a workflow command, so it stays in the bundle's logs.
+func actionsGroup(w io.Writer, line string, r report.PairResult) {
+	fmt.Fprintf(w, "::group::%s\n", line)
+	fmt.Fprintf(w, "reasons: %s\n", reasonCodes(r.Reasons))
+	for _, c := range r.Checks {
+		fmt.Fprintf(w, "check %s: passed=%v exit=%d wall=%dms isolated=%v log=%s\n", c.Name, c.Passed, c.ExitCode, c.Resources.WallMillis, c.Isolated, c.LogFile)
+	}
+	fmt.Fprintln(w, "::endgroup::")
 }
 
 func (g *gradeRun) endProgress() {
