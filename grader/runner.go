@@ -79,9 +79,8 @@ func verifierEnv(v Verifier, getenv func(string) string) map[string]string {
 	case RunnerPytest:
 		env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
 		env["PYTHONDONTWRITEBYTECODE"] = "1"
-	case RunnerGo:
-		env["GOFLAGS"], env["GOPROXY"], env["GOTOOLCHAIN"] = "-mod=mod", "off", "local"
-		env["GOCACHE"], env["GOPATH"] = "/tmp/gocache", "/tmp/gopath"
 	}
+	// The go runner's settings (no proxy, local toolchain, vendored modules, caches on the
+	// tmpfs) are the Go image's own environment.
 	return env
 }
