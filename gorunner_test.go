@@ -39,9 +39,11 @@ func writeFiles(t *testing.T, root string, files map[string]string) {
 	}
 }
 
-// TestGoRunnerEndToEnd grades a small Go module with runner: go in the offline Go verifier
-// image: go test -json inside, converted to JUnit and reconciled on the host.
-func TestGoRunnerEndToEnd(t *testing.T) {
+// goModule makes a small Go module with a bug in Add, vendors it as a fast-export stream in a
+// new suite directory with a fixing and a wrong patch, and writes the suite's manifest from
+// verifierAndPairs (which gets the base commit).
+func goModule(t *testing.T, verifierAndPairs func(base string) string) string {
+	t.Helper()
 	repo := t.TempDir()
 	gitIn(t, repo, "", "init", "-q")
 	writeFiles(t, repo, map[string]string{
@@ -54,7 +56,6 @@ func TestGoRunnerEndToEnd(t *testing.T) {
 	gitIn(t, repo, "", "add", "-A")
 	gitIn(t, repo, "", "commit", "-qm", "base")
 	base := strings.TrimSpace(gitIn(t, repo, "", "rev-parse", "HEAD"))
-
 	suite := t.TempDir()
 	writeFiles(t, suite, map[string]string{"repos/calc.fi": gitIn(t, repo, "", "fast-export", "--all")})
 	patch := func(body string) string {
@@ -64,15 +65,38 @@ func TestGoRunnerEndToEnd(t *testing.T) {
 		return d
 	}
 	writeFiles(t, suite, map[string]string{
-		"issue.md": "Add subtracts.\n",
-		"fix.diff": patch("package calc\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Sub(a, b int) int { return a - b }\n"),
-		"bad.diff": patch("package calc\n\nfunc Add(a, b int) int { return a * b }\n\nfunc Sub(a, b int) int { return a - b }\n"),
-		"tender.yaml": `name: go-demo
-version: "1"
-repositories:
-  calc:
-    fast_export: repos/calc.fi
-verifier:
+		"issue.md":    "Add subtracts.\n",
+		"fix.diff":    patch("package calc\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Sub(a, b int) int { return a - b }\n"),
+		"bad.diff":    patch("package calc\n\nfunc Add(a, b int) int { return a * b }\n\nfunc Sub(a, b int) int { return a - b }\n"),
+		"tender.yaml": "name: go-demo\nversion: \"1\"\nrepositories:\n  calc:\n    fast_export: repos/calc.fi\n" + verifierAndPairs(base),
+	})
+	return suite
+}
+
+// gradeOK grades a suite, showing the verifier logs if the exit code is not 0.
+func gradeOK(t *testing.T, suite string) []report.PairResult {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "out")
+	stdout, stderr, code := runTender(t, "grade", suite, "--out", out)
+	if code != exitOK {
+		logs, _ := filepath.Glob(filepath.Join(out, "pairs", "*", "*.log"))
+		for _, l := range logs {
+			t.Logf("%s:\n%s", l, readFile(t, l))
+		}
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	results, err := report.ReadResults(filepath.Join(out, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return results
+}
+
+// TestGoRunnerEndToEnd grades a small Go module with runner: go in the offline Go verifier
+// image: go test -json inside, converted to JUnit and reconciled on the host.
+func TestGoRunnerEndToEnd(t *testing.T) {
+	suite := goModule(t, func(base string) string {
+		return `verifier:
   runner: go
   image: tender-verifier/go
   timeout: 300s
@@ -94,27 +118,55 @@ pairs:
     patch: bad.diff
     fail_to_pass: ["example.com/calc/calc.TestAdd"]
     expect: unresolved
-`,
+`
 	})
-	out := filepath.Join(t.TempDir(), "out")
-	stdout, stderr, code := runTender(t, "grade", suite, "--out", out)
-	if code != exitOK {
-		logs, _ := filepath.Glob(filepath.Join(out, "pairs", "*", "*.log"))
-		for _, l := range logs {
-			t.Logf("%s:\n%s", l, readFile(t, l))
-		}
-		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
-	}
-	results, err := report.ReadResults(filepath.Join(out, "results.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	results := gradeOK(t, suite)
 	for _, r := range results {
 		if r.ID == "bad" && (len(r.Checks) == 0 || r.Checks[0].Tests["example.com/calc/calc.TestAdd"] != report.TestFailed) {
 			t.Errorf("bad: TestAdd should be reported failed: %+v", r.Checks)
 		}
 		if r.ID == "fix" && (len(r.Checks) != 2 || r.Checks[1].Tests["example.com/calc/calc.TestSub/small"] != report.TestPassed) {
 			t.Errorf("fix: the subtest should be reported passed: %+v", r.Checks)
+		}
+	}
+}
+
+// TestCommandRunnerGotestsum grades with runner: command, running gotestsum inside the Go
+// image: a real gotestsum JUnit report, written to the path Tender gives, reconciled with
+// classname::name IDs.
+func TestCommandRunnerGotestsum(t *testing.T) {
+	suite := goModule(t, func(base string) string {
+		return `verifier:
+  runner: command
+  image: tender-verifier/go
+  command: ["gotestsum", "--junitfile", "{junit}", "--format", "standard-verbose", "--", "-count=1", "./..."]
+  timeout: 300s
+  memory: 2GiB
+  disk: 512MiB
+pairs:
+  - id: fix
+    repository: calc
+    base_commit: ` + base + `
+    issue: issue.md
+    patch: fix.diff
+    fail_to_pass: ["example.com/calc/calc::TestAdd"]
+    pass_to_pass: ["example.com/calc/calc::TestSub/small"]
+    expect: resolved
+  - id: bad
+    repository: calc
+    base_commit: ` + base + `
+    issue: issue.md
+    patch: bad.diff
+    fail_to_pass: ["example.com/calc/calc::TestAdd"]
+    expect: unresolved
+`
+	})
+	for _, r := range gradeOK(t, suite) {
+		if r.ID == "bad" && (len(r.Checks) == 0 || r.Checks[0].Tests["example.com/calc/calc::TestAdd"] != report.TestFailed) {
+			t.Errorf("bad: TestAdd should be reported failed: %+v", r.Checks)
+		}
+		if r.ID == "fix" && r.Verdict != report.Resolved {
+			t.Errorf("fix: %s %+v", r.Verdict, r.Reasons)
 		}
 	}
 }

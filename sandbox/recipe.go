@@ -44,7 +44,7 @@ var builtins = map[string]Recipe{
 	},
 	ImageGo: {
 		Name: ImageGo, Suite: "bookworm", Variant: "minbase",
-		Packages: []string{"golang-go", "ca-certificates"},
+		Packages: []string{"golang-go", "gotestsum", "ca-certificates"},
 		// No network in a verifier: modules must be vendored, and the toolchain is the
 		// image's own. Caches live on the writable /tender tmpfs.
 		Env: []string{
