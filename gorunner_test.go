@@ -73,8 +73,9 @@ func goModule(t *testing.T, verifierAndPairs func(base string) string) string {
 	return suite
 }
 
-// gradeOK grades a suite, showing the verifier logs if the exit code is not 0.
-func gradeOK(t *testing.T, suite string) []report.PairResult {
+// gradeOK grades a suite into a new bundle, showing the verifier logs if the exit code is not
+// 0. It returns the results and the bundle directory.
+func gradeOK(t *testing.T, suite string) ([]report.PairResult, string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "out")
 	stdout, stderr, code := runTender(t, "grade", suite, "--out", out)
@@ -89,7 +90,7 @@ func gradeOK(t *testing.T, suite string) []report.PairResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return results
+	return results, out
 }
 
 // TestGoRunnerEndToEnd grades a small Go module with runner: go in the offline Go verifier
@@ -120,7 +121,7 @@ pairs:
     expect: unresolved
 `
 	})
-	results := gradeOK(t, suite)
+	results, _ := gradeOK(t, suite)
 	for _, r := range results {
 		if r.ID == "bad" && (len(r.Checks) == 0 || r.Checks[0].Tests["example.com/calc/calc.TestAdd"] != report.TestFailed) {
 			t.Errorf("bad: TestAdd should be reported failed: %+v", r.Checks)
@@ -161,7 +162,8 @@ pairs:
     expect: unresolved
 `
 	})
-	for _, r := range gradeOK(t, suite) {
+	results, _ := gradeOK(t, suite)
+	for _, r := range results {
 		if r.ID == "bad" && (len(r.Checks) == 0 || r.Checks[0].Tests["example.com/calc/calc::TestAdd"] != report.TestFailed) {
 			t.Errorf("bad: TestAdd should be reported failed: %+v", r.Checks)
 		}

@@ -98,6 +98,7 @@ func TestMalformedSuites(t *testing.T) {
 		{"bad expect", sub("expect: resolved", "expect: passed"), nil, [2]string{}, []string{"pairs[0].expect", "not a verdict"}},
 		{"unknown repository", sub("repository: r", "repository: q"), nil, [2]string{}, []string{"pairs[0].repository", `"q"`}},
 		{"bad runner", sub("pairs:", "verifier:\n  runner: maven\npairs:"), nil, [2]string{}, []string{"verifier.runner"}},
+		{"empty setup argv", sub("pairs:", "verifier:\n  setup: [[]]\npairs:"), nil, [2]string{}, []string{"verifier.setup[0]", "empty"}},
 		{"bad timeout", sub("pairs:", "verifier:\n  timeout: forever\npairs:"), nil, [2]string{}, []string{"verifier.timeout"}},
 		{"empty protected pattern", sub("pairs:", "protected_paths: [\"\"]\npairs:"), nil, [2]string{}, []string{"protected_paths"}},
 		{"dotdot restored pattern", sub("pairs:", "restored_paths: [\"../x\"]\npairs:"), nil, [2]string{}, []string{"restored_paths"}},

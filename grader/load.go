@@ -52,6 +52,8 @@ type VerifierDoc struct {
 	Image   string            `yaml:"image,omitempty"`
 	Runner  string            `yaml:"runner,omitempty"`
 	Command []string          `yaml:"command,omitempty"`
+	Setup   [][]string        `yaml:"setup,omitempty"`
+	Post    [][]string        `yaml:"post,omitempty"`
 	Timeout string            `yaml:"timeout,omitempty"`
 	CPUs    float64           `yaml:"cpus,omitempty"`
 	Memory  string            `yaml:"memory,omitempty"`

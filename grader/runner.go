@@ -1,6 +1,7 @@
 package grader
 
 import (
+	"fmt"
 	"regexp"
 	"sort"
 	"strings"
@@ -23,6 +24,10 @@ const pytestBootstrap = "import os, sys; sys.path.append(os.environ['TENDER_WORK
 // command builds the verifier's argv for the runner. Tokens in braces are expanded by the
 // sandbox backend to its own layout; test IDs come from the suite, never from the candidate.
 func command(v Verifier, ids []string, sent *sentinels) []string {
+	return withSurfaces(v, testCommand(v, ids, sent))
+}
+
+func testCommand(v Verifier, ids []string, sent *sentinels) []string {
 	switch v.Runner {
 	case RunnerGo:
 		return goCommand(ids)
@@ -83,4 +88,33 @@ func verifierEnv(v Verifier, getenv func(string) string) map[string]string {
 	// The go runner's settings (no proxy, local toolchain, vendored modules, caches on the
 	// tmpfs) are the Go image's own environment.
 	return env
+}
+
+// withSurfaces runs the suite's setup commands, then the test command, then its post
+// commands, all in one process tree with one environment, so every surface sees the same
+// TENDER_* variables by construction. A failing setup command ends the check with its exit
+// code; post commands cannot change the test command's exit code. The argvs come from the
+// suite and are single-quoted for sh.
+func withSurfaces(v Verifier, test []string) []string {
+	if len(v.Setup) == 0 && len(v.Post) == 0 {
+		return test
+	}
+	var b strings.Builder
+	for i, argv := range v.Setup {
+		fmt.Fprintf(&b, "%s || { rc=$?; echo \"tender: setup command %d exited $rc\" >&2; exit $rc; }\n", shellQuote(argv), i+1)
+	}
+	fmt.Fprintf(&b, "%s\nrc=$?\n", shellQuote(test))
+	for i, argv := range v.Post {
+		fmt.Fprintf(&b, "%s || echo \"tender: post command %d exited $?\" >&2\n", shellQuote(argv), i+1)
+	}
+	b.WriteString("exit $rc\n")
+	return []string{"sh", "-c", b.String(), "tender-check"}
+}
+
+func shellQuote(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
 }

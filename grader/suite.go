@@ -76,6 +76,8 @@ type Verifier struct {
 	Image   string
 	Runner  string
 	Command []string
+	Setup   [][]string // argvs run before the test command, in the same verifier
+	Post    [][]string // argvs run after it
 	Timeout time.Duration
 	CPUs    float64
 	Memory  int64

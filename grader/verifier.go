@@ -19,7 +19,7 @@ const (
 )
 
 func (l *loader) verifier(r VerifierDoc) (Verifier, error) {
-	v := Verifier{Image: r.Image, Runner: r.Runner, Command: r.Command, CPUs: r.CPUs, Pids: r.Pids,
+	v := Verifier{Image: r.Image, Runner: r.Runner, Command: r.Command, Setup: r.Setup, Post: r.Post, CPUs: r.CPUs, Pids: r.Pids,
 		Env: r.Env, PassEnv: r.PassEnv, Plugins: r.Plugins, Timeout: DefaultTimeout, Memory: DefaultMemory, Disk: DefaultDisk}
 	if v.Runner == "" {
 		v.Runner = RunnerPytest
@@ -41,6 +41,13 @@ func (l *loader) verifier(r VerifierDoc) (Verifier, error) {
 		}
 	default:
 		return v, l.errf("verifier.runner", "%q is not a runner; use pytest, go or command", v.Runner)
+	}
+	for field, list := range map[string][][]string{"verifier.setup": v.Setup, "verifier.post": v.Post} {
+		for i, argv := range list {
+			if len(argv) == 0 || argv[0] == "" {
+				return v, l.errf(fmt.Sprintf("%s[%d]", field, i), "is empty; give an argv such as [\"make\", \"build\"]")
+			}
+		}
 	}
 	var err error
 	if r.Timeout != "" {

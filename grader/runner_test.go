@@ -1,0 +1,39 @@
+package grader
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestWithSurfacesQuotesEveryArgument: the setup, test and post argvs reach sh as literal
+// words. An argument carrying quotes or a command substitution is printed, never run.
+func TestWithSurfacesQuotesEveryArgument(t *testing.T) {
+	canary := filepath.Join(t.TempDir(), "canary")
+	hostile := `it's $(touch ` + canary + `) "and" ` + "`touch " + canary + "`"
+	v := Verifier{Setup: [][]string{{"printf", "%s|", hostile}}, Post: [][]string{{"printf", "|%s", hostile}}}
+	argv := withSurfaces(v, []string{"printf", "%s", hostile})
+	out, err := exec.Command(argv[0], argv[1:]...).Output()
+	if err != nil {
+		t.Fatalf("%v: %v", argv, err)
+	}
+	if want := hostile + "|" + hostile + "|" + hostile; string(out) != want {
+		t.Errorf("got %q\nwant %q", out, want)
+	}
+	if _, err := os.Stat(canary); !os.IsNotExist(err) {
+		t.Fatal("a command substitution in an argument ran")
+	}
+}
+
+func TestWithSurfacesKeepsTheTestExitCode(t *testing.T) {
+	v := Verifier{Post: [][]string{{"sh", "-c", "exit 9"}}}
+	argv := withSurfaces(v, []string{"sh", "-c", "exit 4"})
+	err := exec.Command(argv[0], argv[1:]...).Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 4 {
+		t.Fatalf("exit %v, want the test command's 4", err)
+	}
+	if got := withSurfaces(Verifier{}, []string{"pytest"}); len(got) != 1 || got[0] != "pytest" {
+		t.Errorf("without surfaces the test argv must be unchanged, got %q", got)
+	}
+}
