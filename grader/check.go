@@ -176,7 +176,7 @@ func (pl *pipeline) judge(chk *report.Check, res *sandbox.Result, tree string, i
 		}
 	}
 	out := report.Reconcile(rep, err, ids, res.ExitCode)
-	chk.Passed, chk.Tests, chk.Reasons = out.Passed, out.Tests, out.Reasons
+	chk.Passed, chk.Tests, chk.Reasons = out.Passed, out.Tests, pl.withholdAssetOutput(out.Reasons)
 	if res.TimedOut {
 		chk.Passed = false
 		chk.Reasons = append([]report.Reason{{Code: ReasonTimeout, Detail: fmt.Sprintf("killed after %s", pl.suite.Verifier.Timeout)}}, chk.Reasons...)
@@ -187,6 +187,22 @@ func (pl *pipeline) judge(chk *report.Check, res *sandbox.Result, tree string, i
 	}
 	chk.Reasons = append(chk.Reasons, limitReasons(res, pl.suite.Verifier)...)
 	return nil
+}
+
+// withholdAssetOutput drops what a hidden evaluator test printed from the reasons, which
+// reach the summary and the check run: the candidate may read those, and must not learn the
+// hidden tests from them. The raw report and the log stay in the bundle for the operator.
+func (pl *pipeline) withholdAssetOutput(reasons []report.Reason) []report.Reason {
+	hidden := map[string]bool{}
+	for _, a := range pl.pair.Assets {
+		hidden[a.Path] = true
+	}
+	for i, r := range reasons {
+		if r.Path != "" && hidden[r.Path] {
+			reasons[i].Detail = "a hidden evaluator test did not pass; its output is withheld"
+		}
+	}
+	return reasons
 }
 
 // limitReasons records the limits a check ran into. They explain a failure; they never make
