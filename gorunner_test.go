@@ -75,10 +75,10 @@ func goModule(t *testing.T, verifierAndPairs func(base string) string) string {
 
 // gradeOK grades a suite into a new bundle, showing the verifier logs if the exit code is not
 // 0. It returns the results and the bundle directory.
-func gradeOK(t *testing.T, suite string) ([]report.PairResult, string) {
+func gradeOK(t *testing.T, suite string, flags ...string) ([]report.PairResult, string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "out")
-	stdout, stderr, code := runTender(t, "grade", suite, "--out", out)
+	stdout, stderr, code := runTender(t, append([]string{"grade", suite, "--out", out}, flags...)...)
 	if code != exitOK {
 		logs, _ := filepath.Glob(filepath.Join(out, "pairs", "*", "*.log"))
 		for _, l := range logs {
