@@ -47,6 +47,13 @@ func ParsePatch(data []byte) (*Patch, error) {
 	}
 	files, _, err := gitdiff.Parse(bytes.NewReader(data))
 	if err != nil {
+		// A header git would read as an absolute path ("a//tmp/x") can also be what made
+		// the parser give up: name the attack rather than a parse error.
+		for _, h := range scanFileHeaders(data) {
+			if uerr := checkRawNames(h); uerr != nil {
+				return nil, uerr
+			}
+		}
 		return nil, fmt.Errorf("%w: %v", ErrPatchInvalid, err)
 	}
 	if len(files) == 0 {

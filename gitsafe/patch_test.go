@@ -114,6 +114,7 @@ var refusedPatches = []struct {
 	{"dot-dot", "diff --git a/../x b/../x\n--- a/../x\n+++ b/../x\n@@ -1 +1 @@\n-a\n+b\n", ErrUnsafePath},
 	{"nested dot-dot", "diff --git a/a/../../x b/a/../../x\n--- a/a/../../x\n+++ b/a/../../x\n@@ -1 +1 @@\n-a\n+b\n", ErrUnsafePath},
 	{"doubled slash read as absolute by git", "diff --git a//etc/passwd b//etc/passwd\n--- a//etc/passwd\n+++ b//etc/passwd\n@@ -1 +1 @@\n-a\n+b\n", ErrUnsafePath},
+	{"doubled slash that the parser refuses", "diff --git a//tmp/x b//tmp/x\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b//tmp/x\n@@ -0,0 +1 @@\n+x\n", ErrUnsafePath},
 	{".git hook", "diff --git a/.git/hooks/pre-commit b/.git/hooks/pre-commit\nnew file mode 100755\n--- /dev/null\n+++ b/.git/hooks/pre-commit\n@@ -0,0 +1 @@\n+x\n", ErrUnsafePath},
 	{".GIT config", "diff --git a/.GIT/config b/.GIT/config\n--- a/.GIT/config\n+++ b/.GIT/config\n@@ -1 +1 @@\n-a\n+b\n", ErrUnsafePath},
 	{"nested .Git", "diff --git a/sub/.Git/config b/sub/.Git/config\nnew file mode 100644\n--- /dev/null\n+++ b/sub/.Git/config\n@@ -0,0 +1 @@\n+x\n", ErrUnsafePath},
