@@ -172,26 +172,11 @@ func iniSectionText(text, name string) string {
 
 func spliceINI(cand, name, baseText string) string {
 	chunks := iniChunks(cand)
-	var b strings.Builder
-	b.WriteString(chunks[0])
-	inserted := baseText == ""
-	for _, c := range chunks[1:] {
-		if n, _ := iniHeader(firstLine(c)); n != name {
-			b.WriteString(c)
-			continue
-		}
-		if !inserted {
-			b.WriteString(baseText)
-			inserted = true
-		}
-	}
-	if !inserted {
-		if b.Len() > 0 {
-			ensureBlankLine(&b)
-		}
-		b.WriteString(baseText)
-	}
-	return b.String()
+	sections := chunks[1:]
+	return splice(chunks[0], sections, func(i int) bool {
+		n, _ := iniHeader(firstLine(sections[i]))
+		return n == name
+	}, baseText)
 }
 
 func firstLine(s string) string {

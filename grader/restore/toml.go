@@ -102,12 +102,19 @@ func resetTOML(base, cand []byte) ([]byte, string) {
 
 func spliceTOML(cand []byte, secs []tomlSection, baseText string) []byte {
 	pre, chunks := tomlChunks(cand, secs)
+	return []byte(splice(pre, chunks, func(i int) bool { return secs[i].pytest }, baseText))
+}
+
+// splice rebuilds a config file from its preamble and section chunks: the test-runner
+// chunks are replaced by baseText, written once where the first of them stood (or at the
+// end when the candidate had none). One function serves TOML and INI files.
+func splice(pre string, chunks []string, isRunner func(i int) bool, baseText string) string {
 	var b strings.Builder
 	b.WriteString(pre)
 	inserted := baseText == ""
-	for i, s := range secs {
-		if !s.pytest {
-			b.WriteString(chunks[i])
+	for i, c := range chunks {
+		if !isRunner(i) {
+			b.WriteString(c)
 			continue
 		}
 		if !inserted {
@@ -121,7 +128,7 @@ func spliceTOML(cand []byte, secs []tomlSection, baseText string) []byte {
 		}
 		b.WriteString(baseText)
 	}
-	return []byte(b.String())
+	return b.String()
 }
 
 func withNewline(s string) string {
