@@ -73,6 +73,29 @@ func goModule(t *testing.T, verifierAndPairs func(base string) string) string {
 	return suite
 }
 
+// goPairs is the fixing and the wrong pair of the Go module, with IDs joined by sep ("." for
+// the go runner's Go IDs, "::" for classname::name).
+func goPairs(base, sep string) string {
+	id := func(name string) string { return `"example.com/calc/calc` + sep + name + `"` }
+	return `pairs:
+  - id: fix
+    repository: calc
+    base_commit: ` + base + `
+    issue: issue.md
+    patch: fix.diff
+    fail_to_pass: [` + id("TestAdd") + `]
+    pass_to_pass: [` + id("TestSub/small") + `]
+    expect: resolved
+  - id: bad
+    repository: calc
+    base_commit: ` + base + `
+    issue: issue.md
+    patch: bad.diff
+    fail_to_pass: [` + id("TestAdd") + `]
+    expect: unresolved
+`
+}
+
 // gradeOK grades a suite into a new bundle, showing the verifier logs if the exit code is not
 // 0. It returns the results and the bundle directory.
 func gradeOK(t *testing.T, suite string, flags ...string) ([]report.PairResult, string) {
@@ -103,23 +126,7 @@ func TestGoRunnerEndToEnd(t *testing.T) {
   timeout: 300s
   memory: 2GiB
   disk: 512MiB
-pairs:
-  - id: fix
-    repository: calc
-    base_commit: ` + base + `
-    issue: issue.md
-    patch: fix.diff
-    fail_to_pass: ["example.com/calc/calc.TestAdd"]
-    pass_to_pass: ["example.com/calc/calc.TestSub/small"]
-    expect: resolved
-  - id: bad
-    repository: calc
-    base_commit: ` + base + `
-    issue: issue.md
-    patch: bad.diff
-    fail_to_pass: ["example.com/calc/calc.TestAdd"]
-    expect: unresolved
-`
+` + goPairs(base, ".")
 	})
 	results, _ := gradeOK(t, suite)
 	for _, r := range results {
@@ -144,23 +151,7 @@ func TestCommandRunnerGotestsum(t *testing.T) {
   timeout: 300s
   memory: 2GiB
   disk: 512MiB
-pairs:
-  - id: fix
-    repository: calc
-    base_commit: ` + base + `
-    issue: issue.md
-    patch: fix.diff
-    fail_to_pass: ["example.com/calc/calc::TestAdd"]
-    pass_to_pass: ["example.com/calc/calc::TestSub/small"]
-    expect: resolved
-  - id: bad
-    repository: calc
-    base_commit: ` + base + `
-    issue: issue.md
-    patch: bad.diff
-    fail_to_pass: ["example.com/calc/calc::TestAdd"]
-    expect: unresolved
-`
+` + goPairs(base, "::")
 	})
 	results, _ := gradeOK(t, suite)
 	for _, r := range results {
