@@ -1,22 +1,19 @@
 // Command tender grades batches of issue/patch pairs in hardened verifiers and writes a signed
-// evidence bundle. main only wires signals and exit codes; the work starts in run.
+// evidence bundle. main only wires signals; the program is internal/cli.
 package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/tender-grader/tender/internal/cli"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Environ(), os.Stdin, os.Stdout, os.Stderr)
-	code := exitCode(ctx, err) // before stop(), which cancels ctx
+	code := cli.Main(ctx, version, os.Args[1:], os.Environ(), os.Stdin, os.Stdout, os.Stderr)
 	stop()
-	if err != nil && code != exitOK {
-		fmt.Fprintln(os.Stderr, "tender:", err)
-	}
 	os.Exit(code)
 }

@@ -1,16 +1,5 @@
 package main
 
-import "runtime/debug"
-
-// version is stamped at release time with -ldflags "-X main.version=v1.2.3".
+// version is stamped at release time with -ldflags "-X main.version=v1.2.3"; the CLI falls
+// back to the module version of the build.
 var version = "dev"
-
-func toolName() string {
-	v := version
-	if v == "dev" {
-		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			v = bi.Main.Version
-		}
-	}
-	return "tender " + v
-}

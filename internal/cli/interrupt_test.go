@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,22 +18,12 @@ import (
 	"github.com/tender-grader/tender/report"
 )
 
-// buildTender builds the real binary, so a test can send it real signals.
-func buildTender(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "tender")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // manyPairs writes a copy of the demo suite with n pairs made from its six: one in five runs
 // verifiers (the gold and wrong fixes), the others end before any verifier (a patch that does
 // not apply, an empty patch, a protected path), so the batch is large but quick.
 func manyPairs(t *testing.T, n int) string {
 	t.Helper()
-	suite := copyDir(t, "fixtures/demo")
+	suite := copyDir(t, repoRoot+"/fixtures/demo")
 	var doc grader.SuiteDoc
 	if err := yaml.Unmarshal([]byte(readFile(t, filepath.Join(suite, "tender.yaml"))), &doc); err != nil {
 		t.Fatal(err)
@@ -59,20 +48,6 @@ func manyPairs(t *testing.T, n int) string {
 		t.Fatal(err)
 	}
 	return suite
-}
-
-func containersOf(t *testing.T, pid int) []string {
-	t.Helper()
-	out, err := exec.Command("docker", "ps", "-aq", "--filter", "label=tender.pid="+strconv.Itoa(pid)).Output()
-	if err != nil {
-		t.Fatalf("docker ps: %v", err)
-	}
-	return strings.Fields(string(out))
-}
-
-func countLines(path string) int {
-	b, _ := os.ReadFile(path)
-	return bytes.Count(b, []byte("\n"))
 }
 
 // TestInterruptAndResume grades a 100-pair batch, interrupts it with SIGINT mid-run, checks

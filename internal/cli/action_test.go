@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -55,7 +55,7 @@ func (r *runnerEnv) environ() []string {
 func (r *runnerEnv) run(t *testing.T) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), nil, r.environ(), strings.NewReader(""), &stdout, &stderr)
+	err := run(context.Background(), "dev", nil, r.environ(), strings.NewReader(""), &stdout, &stderr)
 	return exitCode(context.Background(), err), stdout.String(), stderr.String()
 }
 
@@ -181,7 +181,7 @@ func TestActionRejectsBadInputs(t *testing.T) {
 		"unknown command":       {"command": "deploy"},
 		"unknown fail-on":       {"command": "verify", "fail-on": "sometimes"},
 		"grade without a suite": {"command": "grade"},
-		"bad concurrency":       {"command": "grade", "suite": "fixtures/demo", "concurrency": "0"},
+		"bad concurrency":       {"command": "grade", "suite": repoRoot + "/fixtures/demo", "concurrency": "0"},
 		"bad publish":           {"command": "publish", "publish": "yes please"},
 		"merge of one bundle":   {"command": "merge", "bundle": "a"},
 	}
@@ -219,7 +219,7 @@ func TestActionArgs(t *testing.T) {
 // backend in Action mode, with a canary token in the inputs and the environment: the token
 // is masked and reaches no output, no log line and no file of the bundle.
 func TestActionGradeFromEnvironmentAlone(t *testing.T) {
-	r := newRunnerEnv(t, "https://api.example.test", map[string]string{"command": "grade", "suite": "fixtures/demo",
+	r := newRunnerEnv(t, "https://api.example.test", map[string]string{"command": "grade", "suite": repoRoot + "/fixtures/demo",
 		"shard": "2/3", "concurrency": "2", "token": pubToken, "fail-on": "error"}, map[string]any{})
 	out := filepath.Join(r.workdir, "bundle")
 	r.env["INPUT_OUT"] = out

@@ -1,4 +1,7 @@
-package main
+// Package cli is the tender program: its commands, their flags, the GitHub Action adapter,
+// and the one table of exit codes. main only wires signals and calls Main. cli never decides
+// a verdict (grader does) and never writes a bundle file by name (report owns the layout).
+package cli
 
 import (
 	"context"
@@ -7,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
 
@@ -70,6 +74,8 @@ type invocation struct {
 	Stderr io.Writer
 	Getenv func(string) string
 	TTY    bool // stdin and stdout are terminals
+	// Version names the program in results and bundles ("tender v1.2.3"); main passes it in.
+	Version string
 }
 
 type command struct {
@@ -93,9 +99,21 @@ func commands() []command {
 	}
 }
 
-// run is the whole program behind main: it parses args and dispatches a command.
-func run(ctx context.Context, args, environ []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	inv := &invocation{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: envLookup(environ), TTY: isTerminal(stdin, stdout)}
+// Main runs one tender command and returns its exit code. A failing command's error is
+// printed as one line on stderr. version is the build's version ("dev" when unstamped).
+func Main(ctx context.Context, version string, args, environ []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	err := run(ctx, version, args, environ, stdin, stdout, stderr)
+	code := exitCode(ctx, err)
+	if err != nil && code != exitOK {
+		fmt.Fprintln(stderr, "tender:", err)
+	}
+	return code
+}
+
+// run is the whole program behind Main: it parses args and dispatches a command.
+func run(ctx context.Context, version string, args, environ []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	inv := &invocation{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: envLookup(environ), TTY: isTerminal(stdin, stdout),
+		Version: toolName(version)}
 	if len(args) == 0 && inv.Getenv("GITHUB_ACTIONS") == "true" {
 		return runAction(ctx, inv)
 	}
@@ -107,7 +125,7 @@ func run(ctx context.Context, args, environ []string, stdin io.Reader, stdout, s
 		return nil
 	}
 	if args[0] == "--version" || args[0] == "version" {
-		fmt.Fprintln(stdout, toolName())
+		fmt.Fprintln(stdout, inv.Version)
 		return nil
 	}
 	for _, c := range commands() {
@@ -193,4 +211,15 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// toolName is "tender VERSION", falling back to the module version of the build.
+func toolName(version string) string {
+	if version == "dev" || version == "" {
+		version = "dev"
+		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			version = bi.Main.Version
+		}
+	}
+	return "tender " + version
 }

@@ -1,8 +1,7 @@
-package main
+package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -42,19 +41,6 @@ func shardBundles(t *testing.T, whole report.Results, n int) []string {
 		dirs = append(dirs, sealPubBundle(t, part, nil))
 	}
 	return dirs
-}
-
-func readResults(t *testing.T, dir string) report.Results {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r report.Results
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
-	return r
 }
 
 func TestMergeRoundTrip(t *testing.T) {
@@ -165,7 +151,7 @@ func TestShardedGradeMergesToTheUnshardedVerdicts(t *testing.T) {
 	grade := func(out string, extra ...string) {
 		t.Helper()
 		p := &pubRun{env: map[string]string{"PATH": os.Getenv("PATH"), "HOME": os.Getenv("HOME")}}
-		args := append([]string{"fixtures/demo", "--out", out, "--concurrency", "2"}, extra...)
+		args := append([]string{repoRoot + "/fixtures/demo", "--out", out, "--concurrency", "2"}, extra...)
 		if err := cmdGrade(context.Background(), p.inv(), args); err != nil {
 			t.Fatalf("grade %v: %v\n%s", extra, err, p.stderr.String())
 		}

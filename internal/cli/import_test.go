@@ -1,9 +1,7 @@
-package main
+package cli
 
 import (
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,65 +9,14 @@ import (
 	"github.com/tender-grader/tender/report"
 )
 
-const demoBase = "5dc05fd562f9d9f35bfb9d1d99baac8ce6ebb568"
-
-// demoClone makes a local clone of the demo repository from its vendored stream, as an
-// operator's checkout would be.
-func demoClone(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	stream, err := os.Open("fixtures/demo/repos/calc.fi")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stream.Close()
-	gitEnv := append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
-	for _, args := range [][]string{{"init", "-q"}, {"fast-import", "--quiet"}, {"checkout", "-q", demoBase}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = dir, gitEnv
-		if args[0] == "fast-import" {
-			cmd.Stdin = stream
-		}
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	return dir
-}
-
-func writeJSONL(t *testing.T, path string, records []map[string]any) {
-	t.Helper()
-	var b strings.Builder
-	for _, r := range records {
-		line, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // TestImportSWEBench imports a hand-written, three-instance SWE-bench file with predictions
 // (a gold patch, a wrong one and an empty one), then grades the suite it wrote.
 func TestImportSWEBench(t *testing.T) {
 	clone := demoClone(t)
 	work := t.TempDir()
-	gold := readFile(t, "fixtures/demo/shared/reference.diff")
-	testPatch := readFile(t, "fixtures/demo/shared/test.diff")
-	wrong := readFile(t, "fixtures/demo/pairs/wrong-fix/patch.diff")
+	gold := readFile(t, repoRoot+"/fixtures/demo/shared/reference.diff")
+	testPatch := readFile(t, repoRoot+"/fixtures/demo/shared/test.diff")
+	wrong := readFile(t, repoRoot+"/fixtures/demo/pairs/wrong-fix/patch.diff")
 	f2p := `["tests/test_formatting.py::test_group_digits_negative", "tests/test_formatting.py::test_format_number_negative_int"]`
 	inst := func(id string) map[string]any {
 		return map[string]any{"instance_id": id, "repo": "acme/calc", "base_commit": demoBase, "patch": gold,

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -7,35 +7,10 @@ import (
 	"testing"
 )
 
-// copyDir copies a fixture suite so a test can break it without touching the tree.
-func copyDir(t *testing.T, src string) string {
-	t.Helper()
-	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		out := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(out, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(out, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
-
 // TestValidateRun checks the demo suite's instances in real verifiers, and catches an
 // instance whose fail_to_pass names a test that already passes on the base commit.
 func TestValidateRun(t *testing.T) {
-	out, errOut, code := runTender(t, "validate", "--run", "fixtures/demo")
+	out, errOut, code := runTender(t, "validate", "--run", repoRoot+"/fixtures/demo")
 	if code != exitOK {
 		t.Fatalf("validate --run fixtures/demo: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
@@ -43,7 +18,7 @@ func TestValidateRun(t *testing.T) {
 		t.Errorf("stdout:\n%s", out)
 	}
 
-	broken := copyDir(t, "fixtures/demo")
+	broken := copyDir(t, repoRoot+"/fixtures/demo")
 	manifest := filepath.Join(broken, "tender.yaml")
 	data, err := os.ReadFile(manifest)
 	if err != nil {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -26,7 +26,7 @@ new file mode 100644
 // run there; a candidate that touches their path is rejected; and what they print is withheld
 // from the results and the summary, which the candidate may read.
 func TestHiddenAssets(t *testing.T) {
-	suite := copyDir(t, "fixtures/demo")
+	suite := copyDir(t, repoRoot+"/fixtures/demo")
 	writeFiles(t, suite, map[string]string{
 		"hidden/tests/test_hidden.py":     hiddenTest,
 		"pairs/touches-hidden/patch.diff": touchesHidden,

@@ -1,9 +1,8 @@
-package main
+package cli
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,12 +17,7 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"tender": func() {
-			ctx := context.Background()
-			err := run(ctx, os.Args[1:], os.Environ(), os.Stdin, os.Stdout, os.Stderr)
-			if err != nil {
-				fmt.Fprintln(os.Stderr, "tender:", err)
-			}
-			os.Exit(exitCode(ctx, err))
+			os.Exit(Main(context.Background(), "dev", os.Args[1:], os.Environ(), os.Stdin, os.Stdout, os.Stderr))
 		},
 	})
 }
@@ -31,7 +25,7 @@ func TestMain(m *testing.M) {
 // TestScripts runs testdata/script/*.txtar end to end: the real binary on real fixture
 // suites, with real git and the real Docker engine.
 func TestScripts(t *testing.T) {
-	root, err := filepath.Abs(".")
+	root, err := filepath.Abs(repoRoot)
 	if err != nil {
 		t.Fatal(err)
 	}

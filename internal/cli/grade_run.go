@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -88,7 +88,7 @@ func (g *gradeRun) endProgress() {
 // finish writes every output, seals the bundle, prints the table, and decides the exit code.
 func (g *gradeRun) finish(results []report.PairResult, backend sandbox.Backend, shard grader.Shard, key ed25519.PrivateKey) error {
 	res := report.Results{
-		Schema: report.SchemaVersion, Tool: toolName(), Suite: g.suite.Name, SuiteVersion: g.suite.Version,
+		Schema: report.SchemaVersion, Tool: g.inv.Version, Suite: g.suite.Name, SuiteVersion: g.suite.Version,
 		SuiteDigest: g.suite.Digest, Shard: shard.String(), Backend: backend.Name(),
 		Started: g.start, Finished: time.Now(), Counts: map[report.Verdict]int{}, Pairs: results,
 	}
@@ -118,7 +118,7 @@ func (g *gradeRun) finish(results []report.PairResult, backend sandbox.Backend, 
 
 // inputs lists every input of the run for the bundle manifest.
 func (g *gradeRun) inputs(backend sandbox.Backend, shard grader.Shard, results []report.PairResult) bundle.Inputs {
-	in := bundle.Inputs{Files: map[string]string{}, Tool: toolName(), Images: map[string]string{},
+	in := bundle.Inputs{Files: map[string]string{}, Tool: g.inv.Version, Images: map[string]string{},
 		Options: map[string]string{"backend": backend.Name(), "shard": shard.String(), "runner": g.suite.Verifier.Runner}}
 	for path, sum := range g.suite.Files {
 		in.Files["suite/"+path] = sum

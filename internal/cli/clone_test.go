@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -38,7 +38,7 @@ func TestGradeFromAHostileClone(t *testing.T) {
 	clone := demoClone(t)
 	marker := filepath.Join(t.TempDir(), "canary-fired")
 	plantCanaries(t, clone, marker)
-	results, _ := gradeOK(t, "fixtures/demo", "--repo", "calc="+clone, "--pinned")
+	results, _ := gradeOK(t, repoRoot+"/fixtures/demo", "--repo", "calc="+clone, "--pinned")
 	if _, err := os.Stat(marker); !os.IsNotExist(err) {
 		t.Fatal("a helper planted in the clone's .git ran")
 	}
@@ -72,7 +72,7 @@ func TestGradeRefusesADirtyOrMovedClone(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
-			_, _, code := runTender(t, "grade", "fixtures/demo", "--out", out, "--repo", "calc="+tc.clone, "--pinned")
+			_, _, code := runTender(t, "grade", repoRoot+"/fixtures/demo", "--out", out, "--repo", "calc="+tc.clone, "--pinned")
 			if code != exitMismatch {
 				t.Fatalf("exit %d, want %d (every pair is an error)", code, exitMismatch)
 			}

@@ -1,8 +1,6 @@
-package main
+package cli
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,38 +22,6 @@ pairs:
     pass_to_pass: ["tests/test_a.py::test_b"]
     expect: resolved
 `
-
-// writeSuite lays out a loadable suite with the given tender.yaml and extra files.
-func writeSuite(t *testing.T, manifest string, extra map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	files := map[string]string{"tender.yaml": manifest, "repos/r.fi": "reset refs/heads/main\n",
-		"pairs/p1/issue.md": "Fix it.\n", "pairs/p1/patch.diff": ""}
-	for k, v := range extra {
-		files[k] = v
-	}
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
-func runTender(t *testing.T, args ...string) (string, string, int) {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	ctx := context.Background()
-	err := run(ctx, args, []string{"PATH=" + os.Getenv("PATH")}, strings.NewReader(""), &stdout, &stderr)
-	if err != nil {
-		stderr.WriteString("tender: " + err.Error() + "\n")
-	}
-	return stdout.String(), stderr.String(), exitCode(ctx, err)
-}
 
 func TestValidateGoodSuite(t *testing.T) {
 	dir := writeSuite(t, goodSuite, nil)

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -59,25 +59,6 @@ func sealPubBundle(t *testing.T, r report.Results, key ed25519.PrivateKey) strin
 	return dir
 }
 
-func writeJSONFile(t *testing.T, path string, v any) {
-	t.Helper()
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mustWrite(t, path, string(b))
-}
-
-func mustWrite(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // pubInvocation runs a command with env alone; stdin and TTY as given.
 type pubRun struct {
 	env            map[string]string
@@ -89,12 +70,6 @@ type pubRun struct {
 func (p *pubRun) inv() *invocation {
 	return &invocation{Stdin: strings.NewReader(p.stdin), Stdout: &p.stdout, Stderr: &p.stderr, TTY: p.tty,
 		Getenv: func(k string) string { return p.env[k] }}
-}
-
-func actionsEnv(apiURL string) map[string]string {
-	return map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_API_URL": apiURL, "GITHUB_TOKEN": pubToken,
-		"GITHUB_REPOSITORY": "octo/grader", "GITHUB_SHA": strings.Repeat("a", 40), "GITHUB_RUN_ID": "4242",
-		"GITHUB_SERVER_URL": "https://github.example.test"}
 }
 
 func dryRunSteps(t *testing.T, stdout []byte) []gh.Step {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -13,7 +13,7 @@ import (
 // withVerifierLines copies the demo suite and adds lines to its verifier section.
 func withVerifierLines(t *testing.T, lines string) string {
 	t.Helper()
-	suite := copyDir(t, "fixtures/demo")
+	suite := copyDir(t, repoRoot+"/fixtures/demo")
 	manifest := filepath.Join(suite, "tender.yaml")
 	data := readFile(t, manifest)
 	const anchor = "  timeout: 120s\n"

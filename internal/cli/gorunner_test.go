@@ -1,43 +1,11 @@
-package main
+package cli
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tender-grader/tender/report"
 )
-
-// gitIn runs git for a test's own scratch repository (never for Tender's work).
-func gitIn(t *testing.T, dir string, stdin string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t.invalid",
-		"GIT_AUTHOR_DATE=1700000000 +0000", "GIT_COMMITTER_DATE=1700000000 +0000")
-	cmd.Stdin = strings.NewReader(stdin)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git %v: %v", args, err)
-	}
-	return string(out)
-}
-
-func writeFiles(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // goModule makes a small Go module with a bug in Add, vendors it as a fast-export stream in a
 // new suite directory with a fixing and a wrong patch, and writes the suite's manifest from
@@ -94,26 +62,6 @@ func goPairs(base, sep string) string {
     fail_to_pass: [` + id("TestAdd") + `]
     expect: unresolved
 `
-}
-
-// gradeOK grades a suite into a new bundle, showing the verifier logs if the exit code is not
-// 0. It returns the results and the bundle directory.
-func gradeOK(t *testing.T, suite string, flags ...string) ([]report.PairResult, string) {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "out")
-	stdout, stderr, code := runTender(t, append([]string{"grade", suite, "--out", out}, flags...)...)
-	if code != exitOK {
-		logs, _ := filepath.Glob(filepath.Join(out, "pairs", "*", "*.log"))
-		for _, l := range logs {
-			t.Logf("%s:\n%s", l, readFile(t, l))
-		}
-		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
-	}
-	results, err := report.ReadResults(filepath.Join(out, "results.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return results, out
 }
 
 // TestGoRunnerEndToEnd grades a small Go module with runner: go in the offline Go verifier

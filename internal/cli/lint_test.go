@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -38,7 +38,7 @@ func lintWorkflows(t *testing.T, root string) []*actionlint.Error {
 }
 
 func TestWorkflowsAndActionLint(t *testing.T) {
-	for _, e := range lintWorkflows(t, ".") {
+	for _, e := range lintWorkflows(t, repoRoot) {
 		t.Errorf("%s:%d:%d: %s [%s]", e.Filepath, e.Line, e.Column, e.Message, e.Kind)
 	}
 }
@@ -49,7 +49,7 @@ func TestLintCatchesAMisuseOfTheAction(t *testing.T) {
 	root := t.TempDir()
 	must(t, os.Mkdir(filepath.Join(root, ".git"), 0o755))
 	for _, name := range []string{"action.yml", "Dockerfile"} {
-		b, err := os.ReadFile(name)
+		b, err := os.ReadFile(filepath.Join(repoRoot, name))
 		must(t, err)
 		mustWrite(t, filepath.Join(root, name), string(b))
 	}
@@ -66,13 +66,6 @@ jobs:
 	errs := lintWorkflows(t, root)
 	if len(errs) != 1 || !strings.Contains(errs[0].Message, `input "tokne" is not defined`) {
 		t.Errorf("want exactly the undeclared input flagged, got %v", errs)
-	}
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -101,7 +94,7 @@ type actionMetadata struct {
 }
 
 func TestActionMetadata(t *testing.T) {
-	f, err := os.Open("action.yml")
+	f, err := os.Open(filepath.Join(repoRoot, "action.yml"))
 	must(t, err)
 	defer f.Close()
 	dec := yaml.NewDecoder(f)
@@ -139,7 +132,7 @@ func TestActionMetadata(t *testing.T) {
 
 // TestDockerfile checks the properties the issue asks of the Action's image.
 func TestDockerfile(t *testing.T) {
-	b, err := os.ReadFile("Dockerfile")
+	b, err := os.ReadFile(filepath.Join(repoRoot, "Dockerfile"))
 	must(t, err)
 	var froms []string
 	for _, l := range strings.Split(string(b), "\n") {

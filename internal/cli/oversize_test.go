@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -12,7 +12,7 @@ import (
 // TestOversizePatch: a 50 MB candidate patch is refused for its pair alone, never parsed or
 // applied, and the rest of the batch is graded.
 func TestOversizePatch(t *testing.T) {
-	suite := copyDir(t, "fixtures/demo")
+	suite := copyDir(t, repoRoot+"/fixtures/demo")
 	f, err := os.Create(filepath.Join(suite, "pairs", "wrong-fix", "patch.diff"))
 	if err != nil {
 		t.Fatal(err)
