@@ -139,6 +139,7 @@ func newResult(p *Pair, start time.Time) report.PairResult {
 		Schema: report.SchemaVersion, ID: p.ID, Repository: p.Repository, Expect: p.Expect,
 		RequestedCommit: p.BaseCommit, Digests: p.Digests, FailToPass: p.FailToPass, PassToPass: p.PassToPass,
 		Started: start, InputDigest: p.InputDigest, Line: p.Line,
+		SuiteFile: SuiteFile, PatchFile: p.PatchPath,
 	}
 }
 

@@ -72,7 +72,6 @@ func stop(v report.Verdict, code, detail string) *verdictError {
 
 func (pl *pipeline) run(ctx context.Context, start time.Time) report.PairResult {
 	r := newResult(pl.pair, start)
-	r.SuiteFile = SuiteFile
 	defer pl.cleanup()
 	err := pl.prepare(ctx, &r)
 	if err == nil {

@@ -101,6 +101,7 @@ type PairResult struct {
 	Repository        string    `json:"repository"`
 	SuiteFile         string    `json:"suite_file,omitempty"` // the suite manifest, for annotations
 	Line              int       `json:"line,omitempty"`       // the pair's entry in the suite manifest
+	PatchFile         string    `json:"patch_file,omitempty"` // the candidate patch, suite-relative, for annotations
 	Verdict           Verdict   `json:"verdict"`
 	Expect            Verdict   `json:"expect,omitempty"`
 	ExpectMet         *bool     `json:"expect_met,omitempty"`
