@@ -22,7 +22,7 @@ func (pl *pipeline) check(ctx context.Context, name string, ids []string) (repor
 	chk := report.Check{Name: name, Backend: pl.opts.Backend.Name()}
 	root, err := os.MkdirTemp(pl.opts.WorkDir, "tender-check-")
 	if err != nil {
-		return chk, false, stop(report.Error, ReasonWorkspace, err.Error())
+		return chk, false, stop(report.Error, report.CodeWorkspaceFailed, err.Error())
 	}
 	defer os.RemoveAll(root)
 	tree, support := filepath.Join(root, "workspace"), filepath.Join(root, "support")
@@ -30,9 +30,9 @@ func (pl *pipeline) check(ctx context.Context, name string, ids []string) (repor
 	fp, err := pl.repo.repo.Materialize(ctx, pl.executed, tree)
 	if err != nil {
 		if errors.Is(err, gitsafe.ErrUnsafeTree) {
-			return chk, false, stop(report.Error, ReasonUnsafeTree, err.Error())
+			return chk, false, stop(report.Error, report.CodeUnsafeTree, err.Error())
 		}
-		return chk, false, stop(report.Error, ReasonWorkspace, err.Error())
+		return chk, false, stop(report.Error, report.CodeWorkspaceFailed, err.Error())
 	}
 	chk.Fingerprint = report.Fingerprint{Commit: fp.Commit, Tree: fp.Tree, IndexDigest: fp.IndexDigest, Clean: fp.Clean}
 	if err := pl.applyCandidate(ctx, tree); err != nil {
@@ -49,7 +49,7 @@ func (pl *pipeline) check(ctx context.Context, name string, ids []string) (repor
 	spec := pl.spec(name, tree, support, ids, sent)
 	res, err := pl.opts.Backend.Run(ctx, spec)
 	if err != nil {
-		return chk, false, stop(report.Error, ReasonVerifierFailed, err.Error())
+		return chk, false, stop(report.Error, report.CodeVerifierFailed, err.Error())
 	}
 	if err := pl.judge(&chk, res, tree, ids, sent); err != nil {
 		return chk, false, err
@@ -66,11 +66,11 @@ func (pl *pipeline) applyCandidate(ctx context.Context, tree string) error {
 	switch {
 	case errors.Is(err, gitsafe.ErrUnsafePath):
 		// git read the patch differently from the parser, or a path runs through a symlink.
-		return stop(report.IntegrityViolation, ReasonUnsafePath, err.Error())
+		return stop(report.IntegrityViolation, report.CodeUnsafePath, err.Error())
 	case errors.Is(err, gitsafe.ErrPatchFailed):
-		return stop(report.Unresolved, ReasonPatchFailed, err.Error())
+		return stop(report.Unresolved, report.CodePatchFailed, err.Error())
 	case err != nil:
-		return stop(report.Error, ReasonWorkspace, err.Error())
+		return stop(report.Error, report.CodeWorkspaceFailed, err.Error())
 	}
 	return nil
 }
@@ -79,11 +79,11 @@ func (pl *pipeline) applyCandidate(ctx context.Context, tree string) error {
 func (pl *pipeline) restore(ctx context.Context, tree string) (bool, error) {
 	base, err := pl.pristine(ctx)
 	if err != nil {
-		return false, stop(report.Error, ReasonWorkspace, "materializing the base for restore: "+err.Error())
+		return false, stop(report.Error, report.CodeWorkspaceFailed, "materializing the base for restore: "+err.Error())
 	}
 	out, err := restore.Restore(tree, base, pl.suite.Restored)
 	if err != nil {
-		return false, stop(report.Error, ReasonWorkspace, "restoring evaluator paths: "+err.Error())
+		return false, stop(report.Error, report.CodeWorkspaceFailed, "restoring evaluator paths: "+err.Error())
 	}
 	if len(out.Violations) > 0 {
 		return false, &verdictError{verdict: report.IntegrityViolation, reasons: out.Violations}
@@ -96,18 +96,18 @@ func (pl *pipeline) restore(ctx context.Context, tree string) (bool, error) {
 func (pl *pipeline) addEvaluatorFiles(ctx context.Context, tree, support string, ids []string) (*sentinels, error) {
 	if pl.testPatch != nil {
 		if err := gitsafe.Apply(ctx, pl.testPatch, tree); err != nil {
-			return nil, stop(report.Error, ReasonTestPatchFailed, fmt.Sprintf("%s: %v", pl.pair.TestPatchPath, err))
+			return nil, stop(report.Error, report.CodeTestPatchFailed, fmt.Sprintf("%s: %v", pl.pair.TestPatchPath, err))
 		}
 	}
 	for _, a := range pl.pair.Assets {
 		for _, dst := range []string{filepath.Join(tree, filepath.FromSlash(a.Path)), filepath.Join(support, "assets", filepath.FromSlash(a.Path))} {
 			if err := writeFile(dst, a.Data, a.Mode); err != nil {
-				return nil, stop(report.Error, ReasonWorkspace, err.Error())
+				return nil, stop(report.Error, report.CodeWorkspaceFailed, err.Error())
 			}
 		}
 	}
 	if err := os.MkdirAll(filepath.Join(support, "out"), 0o755); err != nil {
-		return nil, stop(report.Error, ReasonWorkspace, err.Error())
+		return nil, stop(report.Error, report.CodeWorkspaceFailed, err.Error())
 	}
 	if pl.suite.Verifier.Runner != RunnerPytest {
 		return nil, nil
@@ -120,7 +120,7 @@ func (pl *pipeline) addEvaluatorFiles(ctx context.Context, tree, support string,
 		err = writeFile(filepath.Join(support, "pytest.ini"), []byte(pytestIni), 0o644)
 	}
 	if err != nil {
-		return nil, stop(report.Error, ReasonWorkspace, err.Error())
+		return nil, stop(report.Error, report.CodeWorkspaceFailed, err.Error())
 	}
 	return sent, nil
 }
@@ -168,7 +168,7 @@ func (pl *pipeline) judge(chk *report.Check, res *sandbox.Result, tree string, i
 		rep, err = junit.Parse(data, junit.Options{Runner: junit.Runner(pl.suite.Verifier.Runner), Files: listFiles(tree)})
 	}
 	if err := pl.saveLogs(chk, res, data, sent); err != nil {
-		return stop(report.Error, ReasonWorkspace, err.Error())
+		return stop(report.Error, report.CodeWorkspaceFailed, err.Error())
 	}
 	if sent != nil && rep != nil && err == nil {
 		if forged := sent.verify(rep, res.ExitCode); len(forged) > 0 {
@@ -179,11 +179,11 @@ func (pl *pipeline) judge(chk *report.Check, res *sandbox.Result, tree string, i
 	chk.Passed, chk.Tests, chk.Reasons = out.Passed, out.Tests, pl.withholdAssetOutput(out.Reasons)
 	if res.TimedOut {
 		chk.Passed = false
-		chk.Reasons = append([]report.Reason{{Code: ReasonTimeout, Detail: fmt.Sprintf("killed after %s", pl.suite.Verifier.Timeout)}}, chk.Reasons...)
+		chk.Reasons = append([]report.Reason{{Code: report.CodeTimeout, Detail: fmt.Sprintf("killed after %s", pl.suite.Verifier.Timeout)}}, chk.Reasons...)
 	}
 	if res.OOMKilled {
 		chk.Passed = false
-		chk.Reasons = append([]report.Reason{{Code: ReasonOOM, Detail: fmt.Sprintf("out of memory (limit %d bytes)", pl.suite.Verifier.Memory)}}, chk.Reasons...)
+		chk.Reasons = append([]report.Reason{{Code: report.CodeOOM, Detail: fmt.Sprintf("out of memory (limit %d bytes)", pl.suite.Verifier.Memory)}}, chk.Reasons...)
 	}
 	chk.Reasons = append(chk.Reasons, limitReasons(res, pl.suite.Verifier)...)
 	return nil
@@ -210,13 +210,13 @@ func (pl *pipeline) withholdAssetOutput(reasons []report.Reason) []report.Reason
 func limitReasons(res *sandbox.Result, v Verifier) []report.Reason {
 	var rs []report.Reason
 	if res.PidsLimitHit {
-		rs = append(rs, report.Reason{Code: ReasonPidsLimit, Detail: fmt.Sprintf("the process limit (%d) was reached", v.Pids)})
+		rs = append(rs, report.Reason{Code: report.CodePidsLimit, Detail: fmt.Sprintf("the process limit (%d) was reached", v.Pids)})
 	}
 	if res.DiskFull {
-		rs = append(rs, report.Reason{Code: ReasonDiskFull, Detail: fmt.Sprintf("a tmpfs filled up (cap %d bytes)", v.Disk)})
+		rs = append(rs, report.Reason{Code: report.CodeDiskFull, Detail: fmt.Sprintf("a tmpfs filled up (cap %d bytes)", v.Disk)})
 	}
 	if res.JUnitTooLarge {
-		rs = append(rs, report.Reason{Code: ReasonReportTooLarge, Detail: "the JUnit report was over the size cap and was not read"})
+		rs = append(rs, report.Reason{Code: report.CodeReportTooLarge, Detail: "the JUnit report was over the size cap and was not read"})
 	}
 	return rs
 }

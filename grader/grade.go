@@ -110,7 +110,7 @@ func gradeSafely(ctx context.Context, s *Suite, p *Pair, repos *repoSet, opts Op
 		if v := recover(); v != nil {
 			r = newResult(p, start)
 			r.Verdict = report.Error
-			r.Reasons = []report.Reason{{Code: "internal_panic", Detail: fmt.Sprintf("%v\n%s", v, debug.Stack())}}
+			r.Reasons = []report.Reason{{Code: report.CodeInternalPanic, Detail: fmt.Sprintf("%v\n%s", v, debug.Stack())}}
 		}
 		r.DurationMillis = opts.Now().Sub(start).Milliseconds()
 		r.ExpectMet = expectMet(p.Expect, r.Verdict)

@@ -18,30 +18,6 @@ import (
 	"github.com/tender-grader/tender/report"
 )
 
-// Reason codes decided by the pipeline (report.Reconcile adds the per-test ones).
-const (
-	ReasonRepositoryRefused = "repository_refused"
-	ReasonBaseMissing       = "base_commit_missing"
-	ReasonSourceDirty       = "source_dirty"
-	ReasonHeadMismatch      = "head_mismatch"
-	ReasonEmptyPatch        = "empty_patch"
-	ReasonPatchTooLarge     = "patch_too_large"
-	ReasonUnsafePath        = "unsafe_path"
-	ReasonPatchFailed       = "patch_failed"
-	ReasonTestPatchInvalid  = "test_patch_invalid"
-	ReasonTestPatchFailed   = "test_patch_failed"
-	ReasonUnsafeTree        = "unsafe_tree"
-	ReasonVerifierFailed    = "verifier_failed"
-	ReasonTimeout           = "timeout"
-	ReasonOOM               = "oom"
-	ReasonPidsLimit         = "pids_limit"
-	ReasonDiskFull          = "disk_full"
-	ReasonReportTooLarge    = "report_too_large"
-	ReasonReportForged      = "report_forged"
-	ReasonWorkspace         = "workspace_failed"
-	ReasonInterrupted       = "interrupted"
-)
-
 // pipeline grades one pair.
 type pipeline struct {
 	suite *Suite
@@ -64,9 +40,9 @@ type verdictError struct {
 	reasons []report.Reason
 }
 
-func (e *verdictError) Error() string { return string(e.verdict) + ": " + e.reasons[0].Code }
+func (e *verdictError) Error() string { return string(e.verdict) + ": " + string(e.reasons[0].Code) }
 
-func stop(v report.Verdict, code, detail string) *verdictError {
+func stop(v report.Verdict, code report.Code, detail string) *verdictError {
 	return &verdictError{verdict: v, reasons: []report.Reason{{Code: code, Detail: detail}}}
 }
 
@@ -82,10 +58,10 @@ func (pl *pipeline) run(ctx context.Context, start time.Time) report.PairResult 
 	case errors.As(err, &ve):
 		r.Verdict, r.Reasons = ve.verdict, append(r.Reasons, ve.reasons...)
 	case err != nil:
-		r.Verdict, r.Reasons = report.Error, append(r.Reasons, report.Reason{Code: ReasonVerifierFailed, Detail: err.Error()})
+		r.Verdict, r.Reasons = report.Error, append(r.Reasons, report.Reason{Code: report.CodeVerifierFailed, Detail: err.Error()})
 	}
 	if ctx.Err() != nil && r.Verdict == report.Error {
-		r.Reasons = append(r.Reasons, report.Reason{Code: ReasonInterrupted, Detail: ctx.Err().Error()})
+		r.Reasons = append(r.Reasons, report.Reason{Code: report.CodeInterrupted, Detail: ctx.Err().Error()})
 	}
 	return r
 }
@@ -101,11 +77,11 @@ func (pl *pipeline) prepare(ctx context.Context, r *report.PairResult) error {
 	}
 	p := pl.pair
 	if p.PatchOversize {
-		return stop(report.IntegrityViolation, ReasonPatchTooLarge, fmt.Sprintf("%s is over %d bytes; it was not parsed or applied", p.PatchPath, MaxPatch))
+		return stop(report.IntegrityViolation, report.CodePatchTooLarge, fmt.Sprintf("%s is over %d bytes; it was not parsed or applied", p.PatchPath, MaxPatch))
 	}
 	if len(bytes.TrimSpace(p.Patch)) == 0 {
 		r.EmptyPatch = true
-		return stop(report.Unresolved, ReasonEmptyPatch, "the candidate patch is empty; nothing was run")
+		return stop(report.Unresolved, report.CodeEmptyPatch, "the candidate patch is empty; nothing was run")
 	}
 	return pl.preparePatch(p.Patch)
 }
@@ -113,18 +89,18 @@ func (pl *pipeline) prepare(ctx context.Context, r *report.PairResult) error {
 // prepareRepo refuses a run whose repository or base commit cannot be trusted.
 func (pl *pipeline) prepareRepo(ctx context.Context, r *report.PairResult) error {
 	if pl.repo.err != nil {
-		return stop(report.Error, ReasonRepositoryRefused, pl.repo.err.Error())
+		return stop(report.Error, report.CodeRepositoryRefused, pl.repo.err.Error())
 	}
 	executed, err := pl.repo.repo.Verify(ctx, pl.pair.BaseCommit, pl.opts.Pinned)
 	switch {
 	case errors.Is(err, gitsafe.ErrCommitNotFound):
-		return stop(report.Error, ReasonBaseMissing, err.Error())
+		return stop(report.Error, report.CodeBaseMissing, err.Error())
 	case errors.Is(err, gitsafe.ErrDirty):
-		return stop(report.Error, ReasonSourceDirty, err.Error())
+		return stop(report.Error, report.CodeSourceDirty, err.Error())
 	case errors.Is(err, gitsafe.ErrHeadMismatch):
-		return stop(report.Error, ReasonHeadMismatch, err.Error())
+		return stop(report.Error, report.CodeHeadMismatch, err.Error())
 	case err != nil:
-		return stop(report.Error, ReasonRepositoryRefused, err.Error())
+		return stop(report.Error, report.CodeRepositoryRefused, err.Error())
 	}
 	pl.executed, r.ExecutedCommit = executed, executed
 	return nil
@@ -136,7 +112,7 @@ func (pl *pipeline) prepareTestPatch() error {
 	}
 	var err error
 	if pl.testPatch, err = gitsafe.ParsePatch(pl.pair.TestPatch); err != nil {
-		return stop(report.Error, ReasonTestPatchInvalid, fmt.Sprintf("%s: %v", pl.pair.TestPatchPath, err))
+		return stop(report.Error, report.CodeTestPatchInvalid, fmt.Sprintf("%s: %v", pl.pair.TestPatchPath, err))
 	}
 	return nil
 }
@@ -157,13 +133,13 @@ func (pl *pipeline) preparePatch(data []byte) error {
 func patchError(err error) error {
 	var ue *gitsafe.UnsafeError
 	if errors.As(err, &ue) || errors.Is(err, gitsafe.ErrUnsafePath) {
-		ve := stop(report.IntegrityViolation, ReasonUnsafePath, err.Error())
+		ve := stop(report.IntegrityViolation, report.CodeUnsafePath, err.Error())
 		if ue != nil {
 			ve.reasons[0].Path = ue.Path
 		}
 		return ve
 	}
-	return stop(report.Unresolved, ReasonPatchFailed, "the patch cannot be parsed: "+err.Error())
+	return stop(report.Unresolved, report.CodePatchFailed, "the patch cannot be parsed: "+err.Error())
 }
 
 func changesOf(p *gitsafe.Patch) []integrity.Change {

@@ -120,7 +120,7 @@ func (s *sentinels) verify(rep *junit.Report, exit int) []report.Reason {
 	if len(why) == 0 {
 		return nil
 	}
-	return []report.Reason{{Code: ReasonReportForged, Detail: strings.Join(why, "; ")}}
+	return []report.Reason{{Code: report.CodeReportForged, Detail: strings.Join(why, "; ")}}
 }
 
 // redact hides the sentinels from logs that may be shown as candidate feedback: their names

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/junit"
 )
 
@@ -47,7 +48,7 @@ func TestSentinelVerify(t *testing.T) {
 			if forged := len(got) > 0; forged != tt.forged {
 				t.Fatalf("forged = %v (%v), want %v", forged, got, tt.forged)
 			}
-			if tt.forged && got[0].Code != ReasonReportForged {
+			if tt.forged && got[0].Code != report.CodeReportForged {
 				t.Errorf("code = %q", got[0].Code)
 			}
 		})

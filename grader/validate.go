@@ -148,7 +148,7 @@ func reasonList(rs []report.Reason) string {
 		if i > 0 {
 			s += "; "
 		}
-		s += r.Code
+		s += string(r.Code)
 		if r.Detail != "" {
 			s += ": " + r.Detail
 		}

@@ -104,14 +104,7 @@ func pairCase(p PairResult) gradeCase {
 
 // verdictMessage is "verdict: code, code", naming each code once.
 func verdictMessage(p PairResult) string {
-	var codes []string
-	seen := map[string]bool{}
-	for _, r := range p.Reasons {
-		if !seen[r.Code] {
-			seen[r.Code] = true
-			codes = append(codes, r.Code)
-		}
-	}
+	codes := DistinctCodes(p.Reasons)
 	msg := string(p.Verdict)
 	if len(codes) > 0 {
 		msg += ": " + strings.Join(codes, ", ")
@@ -133,7 +126,7 @@ func reasonLines(p PairResult) string {
 
 // reasonText is "code: detail (path:line)".
 func reasonText(r Reason) string {
-	s := r.Code
+	s := string(r.Code)
 	if r.Detail != "" {
 		s += ": " + r.Detail
 	}

@@ -9,20 +9,6 @@ import (
 	"github.com/tender-grader/tender/report/junit"
 )
 
-// Reason codes decided by Reconcile. They are stable: tools match on them.
-const (
-	CodeTestMissing      = "test_missing"
-	CodeTestDuplicate    = "test_duplicate"
-	CodeTestSkipped      = "test_skipped"
-	CodeTestXFail        = "test_xfail"
-	CodeTestFailed       = "test_failed"
-	CodeTestError        = "test_error"
-	CodeReportMissing    = "report_missing"
-	CodeReportUnparsable = "report_unparsable"
-	CodeTotalsMismatch   = "totals_mismatch"
-	CodeExitCodeMismatch = "exit_code_mismatch"
-)
-
 // maxDetail caps the text a reason quotes from the report.
 const maxDetail = 500
 
@@ -76,7 +62,7 @@ func allStatus(ids []string, st TestStatus) map[string]TestStatus {
 	return m
 }
 
-func reportProblem(rep *junit.Report, err error) (code, detail string, bad bool) {
+func reportProblem(rep *junit.Report, err error) (code Code, detail string, bad bool) {
 	switch {
 	case err != nil && errors.Is(err, fs.ErrNotExist):
 		return CodeReportMissing, clipText(err.Error(), maxDetail), true
@@ -120,7 +106,7 @@ func judgeTest(id string, cases []junit.Case) (TestStatus, *Reason) {
 
 // statusOf maps a case's status to the reconciled status and the reason code it costs.
 // A strict xpass is a failure: pytest fails the run for it.
-func statusOf(s junit.Status) (TestStatus, string) {
+func statusOf(s junit.Status) (TestStatus, Code) {
 	switch s {
 	case junit.Passed:
 		return TestPassed, ""

@@ -33,8 +33,8 @@ func tc(name, child string) string {
 	return fmt.Sprintf(`<testcase classname="c" name="%s">%s</testcase>`, name, child)
 }
 
-func codes(rs []Reason) []string {
-	var out []string
+func codes(rs []Reason) []Code {
+	var out []Code
 	for _, r := range rs {
 		out = append(out, r.Code)
 	}
@@ -51,7 +51,7 @@ func TestReconcile(t *testing.T) {
 		required []string
 		exit     int
 		want     map[string]TestStatus
-		codes    []string
+		codes    []Code
 	}{
 		{name: "passes", doc: suite(2, 0, 0, 0, pass, tc("b", "")), required: []string{"c::a", "c::b"},
 			want: map[string]TestStatus{"c::a": TestPassed, "c::b": TestPassed}},
@@ -60,46 +60,46 @@ func TestReconcile(t *testing.T) {
 		{name: "extra failing test with nonzero exit", doc: suite(2, 1, 0, 0, pass, tc("x", "<failure/>")), required: []string{"c::a"}, exit: 1,
 			want: map[string]TestStatus{"c::a": TestPassed}},
 		{name: "test_missing", doc: suite(1, 0, 0, 0, pass), required: []string{"c::a", "c::gone"},
-			want: map[string]TestStatus{"c::a": TestPassed, "c::gone": TestMissing}, codes: []string{CodeTestMissing}},
+			want: map[string]TestStatus{"c::a": TestPassed, "c::gone": TestMissing}, codes: []Code{CodeTestMissing}},
 		{name: "test_duplicate", doc: suite(2, 1, 0, 0, pass, tc("a", "<failure/>")), required: []string{"c::a"}, exit: 1,
-			want: map[string]TestStatus{"c::a": TestDuplicate}, codes: []string{CodeTestDuplicate}},
+			want: map[string]TestStatus{"c::a": TestDuplicate}, codes: []Code{CodeTestDuplicate}},
 		{name: "duplicate of two passes", doc: suite(2, 0, 0, 0, pass, pass), required: []string{"c::a"},
-			want: map[string]TestStatus{"c::a": TestDuplicate}, codes: []string{CodeTestDuplicate}},
+			want: map[string]TestStatus{"c::a": TestDuplicate}, codes: []Code{CodeTestDuplicate}},
 		{name: "test_skipped", doc: suite(1, 0, 0, 1, tc("a", `<skipped message="later"/>`)), required: []string{"c::a"},
-			want: map[string]TestStatus{"c::a": TestSkipped}, codes: []string{CodeTestSkipped}},
+			want: map[string]TestStatus{"c::a": TestSkipped}, codes: []Code{CodeTestSkipped}},
 		{name: "test_xfail", doc: suite(1, 0, 0, 1, tc("a", `<skipped type="pytest.xfail" message="bug"/>`)), required: []string{"c::a"},
-			want: map[string]TestStatus{"c::a": TestXFail}, codes: []string{CodeTestXFail}},
+			want: map[string]TestStatus{"c::a": TestXFail}, codes: []Code{CodeTestXFail}},
 		{name: "test_failed", doc: suite(1, 1, 0, 0, tc("a", `<failure message="boom"/>`)), required: []string{"c::a"}, exit: 1,
-			want: map[string]TestStatus{"c::a": TestFailed}, codes: []string{CodeTestFailed}},
+			want: map[string]TestStatus{"c::a": TestFailed}, codes: []Code{CodeTestFailed}},
 		{name: "strict xpass is test_failed", doc: suite(1, 1, 0, 0, tc("a", `<failure message="[XPASS(strict)] fixed"/>`)), required: []string{"c::a"}, exit: 1,
-			want: map[string]TestStatus{"c::a": TestXPass}, codes: []string{CodeTestFailed}},
+			want: map[string]TestStatus{"c::a": TestXPass}, codes: []Code{CodeTestFailed}},
 		{name: "test_error", doc: suite(1, 0, 1, 0, tc("a", `<error message="fixture"/>`)), required: []string{"c::a"}, exit: 1,
-			want: map[string]TestStatus{"c::a": TestError}, codes: []string{CodeTestError}},
+			want: map[string]TestStatus{"c::a": TestError}, codes: []Code{CodeTestError}},
 		{name: "report_missing", required: []string{"c::a"},
-			want: map[string]TestStatus{"c::a": TestMissing}, codes: []string{CodeReportMissing}},
+			want: map[string]TestStatus{"c::a": TestMissing}, codes: []Code{CodeReportMissing}},
 		{name: "report_missing from fs.ErrNotExist", parseErr: fmt.Errorf("reading junit.xml: %w", fs.ErrNotExist), required: []string{"c::a"},
-			want: map[string]TestStatus{"c::a": TestMissing}, codes: []string{CodeReportMissing}},
+			want: map[string]TestStatus{"c::a": TestMissing}, codes: []Code{CodeReportMissing}},
 		{name: "report_unparsable", parseErr: fmt.Errorf("parse: %w", junit.ErrMalformed), required: []string{"c::a"},
-			want: map[string]TestStatus{"c::a": TestMissing}, codes: []string{CodeReportUnparsable}},
+			want: map[string]TestStatus{"c::a": TestMissing}, codes: []Code{CodeReportUnparsable}},
 		{name: "totals_mismatch: more tests declared", doc: suite(2, 0, 0, 0, pass), required: []string{"c::a"},
-			want: map[string]TestStatus{"c::a": TestPassed}, codes: []string{CodeTotalsMismatch}},
+			want: map[string]TestStatus{"c::a": TestPassed}, codes: []Code{CodeTotalsMismatch}},
 		{name: "totals_mismatch: failure hidden from the totals", doc: suite(2, 0, 0, 0, pass, tc("x", "<failure/>")), required: []string{"c::a"}, exit: 1,
-			want: map[string]TestStatus{"c::a": TestPassed}, codes: []string{CodeTotalsMismatch}},
+			want: map[string]TestStatus{"c::a": TestPassed}, codes: []Code{CodeTotalsMismatch}},
 		{name: "totals_mismatch: no totals declared", doc: `<testsuite>` + pass + `</testsuite>`, required: []string{"c::a"},
-			want: map[string]TestStatus{"c::a": TestPassed}, codes: []string{CodeTotalsMismatch}},
+			want: map[string]TestStatus{"c::a": TestPassed}, codes: []Code{CodeTotalsMismatch}},
 		{name: "exit_code_mismatch: nonzero with all passed", doc: suite(1, 0, 0, 0, pass), required: []string{"c::a"}, exit: 1,
-			want: map[string]TestStatus{"c::a": TestPassed}, codes: []string{CodeExitCodeMismatch}},
+			want: map[string]TestStatus{"c::a": TestPassed}, codes: []Code{CodeExitCodeMismatch}},
 		{name: "exit_code_mismatch: zero with a failure", doc: suite(2, 1, 0, 0, pass, tc("x", "<failure/>")), required: []string{"c::a"},
-			want: map[string]TestStatus{"c::a": TestPassed}, codes: []string{CodeExitCodeMismatch}},
+			want: map[string]TestStatus{"c::a": TestPassed}, codes: []Code{CodeExitCodeMismatch}},
 		{name: "skips do not need a nonzero exit", doc: suite(2, 0, 0, 1, pass, tc("x", "<skipped/>")), required: []string{"c::a"}, exit: 5,
-			want: map[string]TestStatus{"c::a": TestPassed}, codes: []string{CodeExitCodeMismatch}},
+			want: map[string]TestStatus{"c::a": TestPassed}, codes: []Code{CodeExitCodeMismatch}},
 		{name: "several reasons at once", doc: suite(3, 1, 0, 0, tc("a", "<failure/>")), required: []string{"c::a", "c::b"},
 			want:  map[string]TestStatus{"c::a": TestFailed, "c::b": TestMissing},
-			codes: []string{CodeTestFailed, CodeTestMissing, CodeTotalsMismatch, CodeExitCodeMismatch}},
+			codes: []Code{CodeTestFailed, CodeTestMissing, CodeTotalsMismatch, CodeExitCodeMismatch}},
 		{name: "required list deduplicated", doc: suite(1, 0, 0, 0, pass), required: []string{"c::a", "c::a"},
 			want: map[string]TestStatus{"c::a": TestPassed}},
 	}
-	covered := map[string]bool{}
+	covered := map[Code]bool{}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var rep *junit.Report
@@ -121,10 +121,9 @@ func TestReconcile(t *testing.T) {
 			covered[c] = true
 		}
 	}
-	for _, c := range []string{CodeTestMissing, CodeTestDuplicate, CodeTestSkipped, CodeTestXFail, CodeTestFailed,
-		CodeTestError, CodeReportMissing, CodeReportUnparsable, CodeTotalsMismatch, CodeExitCodeMismatch} {
-		if !covered[c] {
-			t.Errorf("no row covers reason code %s", c)
+	for _, ci := range Codes() {
+		if ci.Origin == "reconcile" && !covered[ci.Code] {
+			t.Errorf("no row covers reason code %s", ci.Code)
 		}
 	}
 }
@@ -170,7 +169,7 @@ func TestReconcileRealReports(t *testing.T) {
 		required []string
 		exit     int
 		want     map[string]TestStatus
-		codes    []string
+		codes    []Code
 	}{
 		{
 			name: "pytest xunit2: passing tests, exit 1 from the others", file: "pytest-xunit2.xml", opts: pyOpts, exit: 1,
@@ -195,13 +194,13 @@ func TestReconcileRealReports(t *testing.T) {
 				"tests/test_teardown.py::test_fails_then_teardown_error": TestDuplicate,
 				"tests/test_broken_import.py::test_never_collected":      TestMissing,
 			},
-			codes: []string{CodeTestMissing, CodeTestFailed, CodeTestError, CodeTestSkipped, CodeTestXFail, CodeTestFailed, CodeTestDuplicate},
+			codes: []Code{CodeTestMissing, CodeTestFailed, CodeTestError, CodeTestSkipped, CodeTestXFail, CodeTestFailed, CodeTestDuplicate},
 		},
 		{
 			name: "pytest: exit code 0 forged over failures", file: "pytest-xunit2.xml", opts: pyOpts, exit: 0,
 			required: []string{"tests/test_calc.py::test_add"},
 			want:     map[string]TestStatus{"tests/test_calc.py::test_add": TestPassed},
-			codes:    []string{CodeExitCodeMismatch},
+			codes:    []Code{CodeExitCodeMismatch},
 		},
 		{
 			name: "go test -json converted", data: goXML, opts: junit.Options{Runner: junit.RunnerGo}, exit: 1,
@@ -213,13 +212,13 @@ func TestReconcileRealReports(t *testing.T) {
 				"example.com/sample/calc.TestNested/outer/skip":  TestSkipped,
 				"example.com/sample/panics.TestAfterPanic":       TestMissing,
 			},
-			codes: []string{CodeTestSkipped, CodeTestFailed, CodeTestMissing},
+			codes: []Code{CodeTestSkipped, CodeTestFailed, CodeTestMissing},
 		},
 		{
 			name: "gotestsum with a build failure: its totals do not add up", file: "gotestsum.xml", opts: junit.Options{Runner: junit.RunnerGo}, exit: 1,
 			required: []string{"example.com/sample/calc.TestAdd"},
 			want:     map[string]TestStatus{"example.com/sample/calc.TestAdd": TestPassed},
-			codes:    []string{CodeTotalsMismatch, CodeTotalsMismatch, CodeTotalsMismatch, CodeTotalsMismatch},
+			codes:    []Code{CodeTotalsMismatch, CodeTotalsMismatch, CodeTotalsMismatch, CodeTotalsMismatch},
 		},
 	}
 	for _, tt := range tests {

@@ -31,7 +31,7 @@ func (v Verdict) Valid() bool {
 // Reason is a machine-readable reason code with a human-readable detail. Codes are stable and
 // documented in the README; Detail is free text and may name a path and a patch line.
 type Reason struct {
-	Code   string `json:"code"`
+	Code   Code   `json:"code"`
 	Detail string `json:"detail,omitempty"`
 	Path   string `json:"path,omitempty"`
 	Line   int    `json:"line,omitempty"`

@@ -7,17 +7,6 @@ import (
 	"github.com/tender-grader/tender/report"
 )
 
-// Reason codes Scan emits. They are stable: the README documents them.
-const (
-	CodeProtected = "protected_path"
-	CodeEvaluator = "evaluator_asset"
-	CodeGitPath   = "git_path"
-	CodeShadowing = "shadowing_module"
-	// CodeUnsafePath backs up gitsafe's own patch validation: an absolute path, a "..", an empty
-	// component, a backslash or NUL, or a symlink or submodule mode.
-	CodeUnsafePath = "unsafe_path"
-)
-
 // Change is one file of a candidate patch. OldPath is "" for a created file and NewPath is ""
 // for a deleted one ("/dev/null" is read as ""). Line is the patch line of the file's header.
 // Mode is the new git mode (0100644, 0100755, 0120000, 0160000), or 0 when the patch gives
@@ -56,7 +45,7 @@ func Scan(changes []Change, p Policy) []report.Reason {
 			out = append(out, scanPath(path, c.Line, p, ev)...)
 		}
 		if t := c.Mode & modeTypeMask; t == modeSymlink || t == modeSubmodule {
-			out = append(out, reason(CodeUnsafePath, firstNonEmpty(c.NewPath, c.OldPath), c.Line,
+			out = append(out, reason(report.CodeUnsafePath, firstNonEmpty(c.NewPath, c.OldPath), c.Line,
 				fmt.Sprintf("mode %o creates a symlink or submodule; patches may only create regular files", c.Mode)))
 		}
 	}
@@ -77,25 +66,25 @@ func changePaths(c Change) []string {
 // scanPath checks one path against every rule.
 func scanPath(path string, line int, p Policy, ev evaluatorSet) []report.Reason {
 	if problem := cleanPathProblem(path); problem != "" {
-		return []report.Reason{reason(CodeUnsafePath, path, line, problem+"; patch paths must be clean and relative")}
+		return []report.Reason{reason(report.CodeUnsafePath, path, line, problem+"; patch paths must be clean and relative")}
 	}
 	var out []report.Reason
 	if pat, ok := p.Protected.Which(path); ok {
-		out = append(out, reason(CodeProtected, path, line, fmt.Sprintf("matches protected_paths pattern %q", pat)))
+		out = append(out, reason(report.CodeProtected, path, line, fmt.Sprintf("matches protected_paths pattern %q", pat)))
 	}
 	if owned, ok := ev.conflict(path); ok {
-		out = append(out, reason(CodeEvaluator, path, line, fmt.Sprintf("collides with evaluator-owned path %q", owned)))
+		out = append(out, reason(report.CodeEvaluator, path, line, fmt.Sprintf("collides with evaluator-owned path %q", owned)))
 	}
 	if comp, ok := gitComponent(path); ok {
-		out = append(out, reason(CodeGitPath, path, line, fmt.Sprintf("component %q is (or may alias) .git", comp)))
+		out = append(out, reason(report.CodeGitPath, path, line, fmt.Sprintf("component %q is (or may alias) .git", comp)))
 	}
 	if why := shadowReason(path, p.Restored.Match); why != "" {
-		out = append(out, reason(CodeShadowing, path, line, why))
+		out = append(out, reason(report.CodeShadowing, path, line, why))
 	}
 	return out
 }
 
-func reason(code, path string, line int, detail string) report.Reason {
+func reason(code report.Code, path string, line int, detail string) report.Reason {
 	return report.Reason{Code: code, Path: path, Line: line,
 		Detail: fmt.Sprintf("patch line %d: %q %s", line, path, detail)}
 }

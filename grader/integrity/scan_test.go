@@ -143,7 +143,7 @@ func TestScan(t *testing.T) {
 			}
 			var got []string
 			for _, r := range Scan([]Change{tc.change}, p) {
-				got = append(got, r.Code+" "+r.Path)
+				got = append(got, string(r.Code)+" "+r.Path)
 				if r.Line != 7 || !strings.Contains(r.Detail, "patch line 7") || !strings.Contains(r.Detail, strconv.Quote(r.Path)) {
 					t.Errorf("reason %+v does not name the path and patch line", r)
 				}
@@ -163,9 +163,9 @@ func TestScanKeepsEveryViolationInPatchOrder(t *testing.T) {
 		{OldPath: "/dev/null", NewPath: "sitecustomize.py", Line: 44},
 	}
 	want := []report.Reason{
-		{Code: CodeShadowing, Path: "pytest.py", Line: 12},
-		{Code: CodeProtected, Path: ".tender/x", Line: 30},
-		{Code: CodeShadowing, Path: "sitecustomize.py", Line: 44},
+		{Code: report.CodeShadowing, Path: "pytest.py", Line: 12},
+		{Code: report.CodeProtected, Path: ".tender/x", Line: 30},
+		{Code: report.CodeShadowing, Path: "sitecustomize.py", Line: 44},
 	}
 	got := Scan(changes, testPolicy(t))
 	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(report.Reason{}, "Detail")); diff != "" {

@@ -3,6 +3,8 @@ package restore
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/tender-grader/tender/report"
 )
 
 // configFile is one mixed-purpose config at the repository root and how to reset its
@@ -89,5 +91,5 @@ func (r *run) deletedConfig(c configFile, base []byte) error {
 }
 
 func (r *run) unverifiable(c configFile, detail string) {
-	r.violate(CodeConfigUnverifiable, c.name, fmt.Sprintf("%s %s cannot be reset verifiably: %s", c.name, c.section, detail))
+	r.violate(report.CodeConfigUnverifiable, c.name, fmt.Sprintf("%s %s cannot be reset verifiably: %s", c.name, c.section, detail))
 }

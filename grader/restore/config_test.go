@@ -205,7 +205,7 @@ func TestConfigSections(t *testing.T) {
 func checkConfigOutcome(t *testing.T, f fixture, tc configCase, out Outcome) {
 	t.Helper()
 	if tc.want == "" {
-		want := []report.Reason{{Code: CodeConfigUnverifiable, Path: tc.file}}
+		want := []report.Reason{{Code: report.CodeConfigUnverifiable, Path: tc.file}}
 		if diff := cmp.Diff(want, out.Violations, ignoreDetail); diff != "" {
 			t.Errorf("Violations (-want +got):\n%s", diff)
 		}

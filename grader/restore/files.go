@@ -6,6 +6,8 @@ import (
 	"maps"
 	"path"
 	"slices"
+
+	"github.com/tender-grader/tender/report"
 )
 
 // removeAdded removes the regular files under restored paths that the base does not have.
@@ -59,7 +61,7 @@ func (r *run) restoreOne(f string) error {
 	if a, fi, err := r.ws.blockingAncestor(f); err != nil {
 		return err
 	} else if a != "" {
-		r.violate(CodeConflict, f, fmt.Sprintf("cannot restore %q: the candidate left a %s at %q, where the base has a directory", f, kindOf(fi.Mode()), a))
+		r.violate(report.CodeRestoreConflict, f, fmt.Sprintf("cannot restore %q: the candidate left a %s at %q, where the base has a directory", f, kindOf(fi.Mode()), a))
 		return nil
 	}
 	fi, err := r.ws.lstat(f)
@@ -67,7 +69,7 @@ func (r *run) restoreOne(f string) error {
 		return err
 	}
 	if fi != nil && !fi.Mode().IsRegular() {
-		r.violate(CodeConflict, f, fmt.Sprintf("cannot restore %q: the candidate left a %s there", f, kindOf(fi.Mode())))
+		r.violate(report.CodeRestoreConflict, f, fmt.Sprintf("cannot restore %q: the candidate left a %s there", f, kindOf(fi.Mode())))
 		return nil
 	}
 	if fi != nil {

@@ -11,13 +11,6 @@ import (
 	"github.com/tender-grader/tender/report"
 )
 
-// Reason codes of Outcome.Violations; each makes the pair an integrity_violation.
-const (
-	CodeConfigUnverifiable = "config_section_unverifiable"
-	CodeUnsafeEntry        = "unsafe_workspace_entry"
-	CodeConflict           = "restore_conflict"
-)
-
 // ErrWorkspace is wrapped by errors about the workspace itself (missing, not a directory).
 var ErrWorkspace = errors.New("unusable workspace")
 
@@ -74,7 +67,7 @@ type run struct {
 	out      Outcome
 }
 
-func (r *run) violate(code, path, detail string) {
+func (r *run) violate(code report.Code, path, detail string) {
 	r.out.Violations = append(r.out.Violations, report.Reason{Code: code, Path: path, Detail: detail})
 }
 
@@ -84,7 +77,7 @@ func (r *run) do() error {
 		return err
 	}
 	for _, u := range unsafe {
-		r.violate(CodeUnsafeEntry, u.path, fmt.Sprintf("%q is a %s; a workspace holds only regular files and directories, so nothing was restored", u.path, u.kind))
+		r.violate(report.CodeUnsafeEntry, u.path, fmt.Sprintf("%q is a %s; a workspace holds only regular files and directories, so nothing was restored", u.path, u.kind))
 	}
 	if len(unsafe) > 0 {
 		return nil

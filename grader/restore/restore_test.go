@@ -238,7 +238,7 @@ func TestConflictOutsideRestoredPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []report.Reason{{Code: CodeConflict, Path: "src/pkg/conftest.py"}}
+	want := []report.Reason{{Code: report.CodeRestoreConflict, Path: "src/pkg/conftest.py"}}
 	if diff := cmp.Diff(want, out.Violations, ignoreDetail); diff != "" {
 		t.Errorf("Violations (-want +got):\n%s", diff)
 	}
@@ -284,7 +284,7 @@ func TestFifoIsUnsafe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []report.Reason{{Code: CodeUnsafeEntry, Path: "tests/pipe"}}
+	want := []report.Reason{{Code: report.CodeUnsafeEntry, Path: "tests/pipe"}}
 	if diff := cmp.Diff(want, out.Violations, ignoreDetail); diff != "" {
 		t.Errorf("Violations (-want +got):\n%s", diff)
 	}

@@ -60,7 +60,7 @@ func TestSymlinksAreNeverFollowed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := []report.Reason{{Code: CodeUnsafeEntry, Path: linkPath}}
+			want := []report.Reason{{Code: report.CodeUnsafeEntry, Path: linkPath}}
 			if diff := cmp.Diff(want, out.Violations, ignoreDetail); diff != "" {
 				t.Errorf("Violations (-want +got):\n%s", diff)
 			}

@@ -81,7 +81,7 @@ func TestGradeRefusesADirtyOrMovedClone(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, r := range results {
-				if r.Verdict != report.Error || r.Reasons[0].Code != tc.reason || len(r.Checks) != 0 {
+				if r.Verdict != report.Error || string(r.Reasons[0].Code) != tc.reason || len(r.Checks) != 0 {
 					t.Errorf("%s: %s %+v with %d checks", r.ID, r.Verdict, r.Reasons, len(r.Checks))
 				}
 			}

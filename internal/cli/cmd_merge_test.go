@@ -174,11 +174,7 @@ func TestShardedGradeMergesToTheUnshardedVerdicts(t *testing.T) {
 	verdicts := func(dir string) map[string]string {
 		m := map[string]string{}
 		for _, pr := range readResults(t, dir).Pairs {
-			var codes []string
-			for _, r := range pr.Reasons {
-				codes = append(codes, r.Code)
-			}
-			m[pr.ID] = string(pr.Verdict) + " " + strings.Join(codes, ",")
+			m[pr.ID] = string(pr.Verdict) + " " + strings.Join(report.DistinctCodes(pr.Reasons), ",")
 		}
 		return m
 	}

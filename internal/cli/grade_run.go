@@ -151,14 +151,7 @@ func printTable(w io.Writer, results []report.PairResult) {
 }
 
 func reasonCodes(rs []report.Reason) string {
-	seen := map[string]bool{}
-	var codes []string
-	for _, r := range rs {
-		if !seen[r.Code] {
-			seen[r.Code] = true
-			codes = append(codes, r.Code)
-		}
-	}
+	codes := report.DistinctCodes(rs)
 	if len(codes) == 0 {
 		return "-"
 	}

@@ -40,7 +40,7 @@ func Level(p report.PairResult) string {
 		return LevelWarning
 	}
 	for _, r := range p.Reasons {
-		if strings.Contains(r.Code, "flaky") {
+		if strings.Contains(string(r.Code), "flaky") {
 			return LevelNotice
 		}
 	}

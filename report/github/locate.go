@@ -92,11 +92,6 @@ func mapValue(m *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-// integrityCodes are the reasons whose Line is a line of the candidate patch.
-var integrityCodes = map[string]bool{
-	"protected_path": true, "evaluator_asset": true, "git_path": true, "shadowing_module": true,
-}
-
 // Locate places p: an integrity violation on the patch hunk that touched the protected path,
 // an unresolved pair on its failing test's file and line where a reason names them, and
 // anything else on the pair's entry in tender.yaml.
@@ -116,7 +111,7 @@ func (l *Locator) Locate(p report.PairResult) Location {
 
 func (l *Locator) hunk(p report.PairResult) (Location, bool) {
 	for _, r := range p.Reasons {
-		if !integrityCodes[r.Code] || r.Line <= 0 {
+		if info, _ := report.Lookup(r.Code); info.Locus != report.PatchLine || r.Line <= 0 {
 			continue
 		}
 		if e, ok := l.entry(p.ID); ok && e.patch != "" {

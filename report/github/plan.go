@@ -212,7 +212,7 @@ func detailText(r report.Results) string {
 }
 
 func reasonText(r report.Reason) string {
-	s := r.Code
+	s := string(r.Code)
 	if r.Path != "" {
 		s += " " + r.Path
 		if r.Line > 0 {
