@@ -102,10 +102,6 @@ func (a *attackEnv) plainGit(dir string, stdin string, args ...string) {
 	_, _ = tgitErr(dir, in, args...)
 }
 
-func (a *attackEnv) controlGit(args ...string) func(*testing.T, *attackEnv) {
-	return func(t *testing.T, a *attackEnv) { a.plainGit(a.src, "", args...) }
-}
-
 func touchAll(t *testing.T, a *attackEnv) {
 	for name, content := range a.files {
 		writeFiles(t, a.src, map[string]string{name: content})

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -147,15 +146,6 @@ func dirState(t testing.TB, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return st
-}
-
-func sortedKeys(m map[string]string) []string {
-	var k []string
-	for key := range m {
-		k = append(k, key)
-	}
-	sort.Strings(k)
-	return k
 }
 
 func testCtx(t testing.TB) context.Context {

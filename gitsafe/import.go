@@ -123,7 +123,7 @@ func parseRefLines(out []byte) ([]ref, error) {
 			continue
 		}
 		oid, name, ok := strings.Cut(line, " ")
-		if !ok || len(oid) != 40 || !isHex(oid) || name == "" {
+		if !ok || !IsObjectID(oid) || name == "" {
 			return nil, fmt.Errorf("unexpected ref line %q", line)
 		}
 		refs = append(refs, ref{oid: oid, name: name})

@@ -122,9 +122,9 @@ func TestMaterializeRefusesCraftedTrees(t *testing.T) {
 }
 
 func TestListFilesAndReadFile(t *testing.T) {
-	src, head := newRepo(t, map[string]string{"a.txt": "hello\n", "d/run.sh": "#!/bin/sh\n"})
+	src, _ := newRepo(t, map[string]string{"a.txt": "hello\n", "d/run.sh": "#!/bin/sh\n"})
 	mustSymlink(t, "a.txt", filepath.Join(src, "link"))
-	head = commitAll(t, src, "link")
+	head := commitAll(t, src, "link")
 	r := mustSnapshot(t, Source{Kind: SourceClone, Path: src})
 	ctx := testCtx(t)
 	entries, err := r.ListFiles(ctx, head)

@@ -36,7 +36,7 @@ func (r *Repo) ResolveHEAD(ctx context.Context) (string, error) {
 
 func parseOID(out []byte) (string, error) {
 	oid := strings.TrimSpace(string(out))
-	if len(oid) != 40 || !isHex(oid) {
+	if !IsObjectID(oid) {
 		return "", fmt.Errorf("gitsafe: git printed %q, not a SHA-1 object id", oid)
 	}
 	return oid, nil

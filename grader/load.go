@@ -9,15 +9,17 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/tender-grader/tender/gitsafe"
 	"github.com/tender-grader/tender/grader/integrity"
 	"github.com/tender-grader/tender/report"
 )
@@ -79,8 +81,6 @@ type PairDoc struct {
 }
 
 var (
-	reID     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
-	reCommit = regexp.MustCompile(`^[0-9a-f]{40}$`)
 	reEnv    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	reRemote = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://|^[^/\s]+@[^/\s]+:`)
 )
@@ -205,7 +205,7 @@ func pairLines(data []byte) []int {
 
 func (l *loader) build(raw *SuiteDoc, lines []int, opts LoadOptions) (*Suite, error) {
 	s := &Suite{Dir: l.dir, Name: raw.Name, Version: raw.Version}
-	if !reID.MatchString(raw.Name) {
+	if !report.ValidID(raw.Name) {
 		return nil, l.errf("name", "is %q; give the suite a name of letters, digits, '.', '_' or '-'", raw.Name)
 	}
 	if strings.TrimSpace(raw.Version) == "" {
@@ -266,10 +266,10 @@ func (l *loader) repositories(raw map[string]RepoDoc, mapped map[string]string) 
 		return nil, l.errf("repositories", "is empty; vendor each repository as a bundle or fast-export stream and name it here")
 	}
 	out := map[string]RepoSource{}
-	for _, id := range sortedKeys(raw) {
+	for _, id := range slices.Sorted(maps.Keys(raw)) {
 		r := raw[id]
 		field := "repositories." + id
-		if !reID.MatchString(id) {
+		if !report.ValidID(id) {
 			return nil, l.errf(field, "is not a valid repository ID; use letters, digits, '.', '_' or '-'")
 		}
 		for _, v := range []string{r.URL, r.Bundle, r.FastExport} {
@@ -283,9 +283,9 @@ func (l *loader) repositories(raw map[string]RepoDoc, mapped map[string]string) 
 		}
 		out[id] = src
 	}
-	for _, id := range sortedKeys(mapped) {
+	for _, id := range slices.Sorted(maps.Keys(mapped)) {
 		if _, ok := raw[id]; !ok {
-			return nil, usageErrorf("--repo %s=...: the suite has no repository %q (it has: %s)", id, id, strings.Join(sortedKeys(raw), ", "))
+			return nil, usageErrorf("--repo %s=...: the suite has no repository %q (it has: %s)", id, id, strings.Join(slices.Sorted(maps.Keys(raw)), ", "))
 		}
 	}
 	return out, nil
@@ -325,15 +325,15 @@ func usageErrorf(format string, a ...any) error {
 
 func (l *loader) pair(i int, r *PairDoc, s *Suite) (*Pair, error) {
 	f := func(name string) string { return fmt.Sprintf("pairs[%d].%s", i, name) }
-	if !reID.MatchString(r.ID) {
+	if !report.ValidID(r.ID) {
 		return nil, l.errf(f("id"), "is %q; use 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit", r.ID)
 	}
 	p := &Pair{ID: r.ID, Repository: r.Repository, BaseCommit: r.BaseCommit, IssuePath: r.Issue, PatchPath: r.Patch,
 		TestPatchPath: r.TestPatch, AssetsPath: r.Assets, ReferencePath: r.ReferencePatch}
 	if _, ok := s.Repositories[r.Repository]; !ok {
-		return nil, l.errf(f("repository"), "%q is not in repositories (known: %s)", r.Repository, strings.Join(sortedKeys(s.Repositories), ", "))
+		return nil, l.errf(f("repository"), "%q is not in repositories (known: %s)", r.Repository, strings.Join(slices.Sorted(maps.Keys(s.Repositories)), ", "))
 	}
-	if !reCommit.MatchString(r.BaseCommit) {
+	if !gitsafe.IsObjectID(r.BaseCommit) {
 		return nil, l.errf(f("base_commit"), "%q is not a full commit id; give all 40 lowercase hex digits", r.BaseCommit)
 	}
 	var err error
@@ -569,7 +569,7 @@ func sha(b []byte) string {
 
 func digestMap(m map[string]string) string {
 	h := sha256.New()
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		fmt.Fprintf(h, "%s  %s\n", m[k], k)
 	}
 	return hex.EncodeToString(h.Sum(nil))
@@ -602,13 +602,4 @@ func inputDigest(s *Suite, p *Pair) string {
 		"f2p": p.FailToPass, "p2p": p.PassToPass, "expect": p.Expect,
 	})
 	return sha(doc)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 
 	"github.com/tender-grader/tender/report"
@@ -17,8 +16,7 @@ func (pl *pipeline) saveLogs(chk *report.Check, res *sandbox.Result, junitXML []
 	if pl.opts.LogDir == "" {
 		return nil
 	}
-	rel := path.Join("pairs", safeName(pl.pair.ID))
-	dir := filepath.Join(pl.opts.LogDir, filepath.FromSlash(rel))
+	dir := filepath.Join(pl.opts.LogDir, filepath.FromSlash(report.PairDir(pl.pair.ID)))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -28,13 +26,13 @@ func (pl *pipeline) saveLogs(chk *report.Check, res *sandbox.Result, junitXML []
 	}
 	fmt.Fprintf(&log, "check: %s\nexit code: %d\ntimed out: %v\noom killed: %v\nwall: %s\n", chk.Name, res.ExitCode, res.TimedOut, res.OOMKilled, res.Wall)
 	fmt.Fprintf(&log, "\n--- stdout (%d bytes) ---\n%s\n--- stderr (%d bytes) ---\n%s\n", res.Stdout.Total, res.Stdout.String(), res.Stderr.Total, res.Stderr.String())
-	chk.LogFile = path.Join(rel, chk.Name+".log")
-	if err := os.WriteFile(filepath.Join(dir, chk.Name+".log"), sent.redact(log.Bytes()), 0o644); err != nil {
+	chk.LogFile = report.CheckLog(pl.pair.ID, chk.Name)
+	if err := os.WriteFile(filepath.Join(pl.opts.LogDir, filepath.FromSlash(chk.LogFile)), sent.redact(log.Bytes()), 0o644); err != nil {
 		return err
 	}
 	if junitXML == nil {
 		return nil
 	}
-	chk.JUnitFile = path.Join(rel, chk.Name+".junit.xml")
-	return os.WriteFile(filepath.Join(dir, chk.Name+".junit.xml"), junitXML, 0o644)
+	chk.JUnitFile = report.CheckJUnit(pl.pair.ID, chk.Name)
+	return os.WriteFile(filepath.Join(pl.opts.LogDir, filepath.FromSlash(chk.JUnitFile)), junitXML, 0o644)
 }

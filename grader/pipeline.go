@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -253,14 +252,4 @@ func (pl *pipeline) pristine(ctx context.Context) (*baseTree, error) {
 		pl.baseErr = err
 	})
 	return pl.base, pl.baseErr
-}
-
-// safeName makes a pair id usable in a file name (ids are already restricted at load).
-func safeName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' {
-			return '_'
-		}
-		return r
-	}, s)
 }

@@ -2,7 +2,9 @@ package grader
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -59,9 +61,9 @@ func goCommand(ids []string) []string {
 			pkgs[g[1]], tests[regexp.QuoteMeta(g[2])] = true, true
 		}
 	}
-	run := "^(" + strings.Join(sortedKeys(tests), "|") + ")$"
+	run := "^(" + strings.Join(slices.Sorted(maps.Keys(tests)), "|") + ")$"
 	argv := []string{"sh", "-c", `out="$1"; shift; exec go test -json -count=1 "$@" > "$out"`, "sh", "{junit}", "-run", run}
-	return append(argv, sortedKeys(pkgs)...)
+	return append(argv, slices.Sorted(maps.Keys(pkgs))...)
 }
 
 // verifierEnv is the verifier's whole environment besides the backend's TENDER_* variables:

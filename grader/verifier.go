@@ -2,7 +2,9 @@ package grader
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -77,7 +79,7 @@ func (l *loader) verifier(r VerifierDoc) (Verifier, error) {
 }
 
 func (l *loader) checkEnv(v Verifier) error {
-	for _, k := range sortedKeys(v.Env) {
+	for _, k := range slices.Sorted(maps.Keys(v.Env)) {
 		if !reEnv.MatchString(k) || strings.HasPrefix(k, "TENDER_") {
 			return l.errf("verifier.env."+k, "is not a usable variable name (letters, digits, '_'; TENDER_* is reserved)")
 		}

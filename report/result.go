@@ -1,6 +1,3 @@
-// Package report turns what the verifiers produced into verdicts and evidence: JUnit parsing
-// and reconciliation, results files, the signed evidence bundle, the job summary and GitHub
-// publishing. It never runs candidate code and never runs git.
 package report
 
 import "time"

@@ -13,17 +13,6 @@ import (
 	"sync"
 )
 
-// File names of the outputs, relative to the output directory.
-const (
-	ResultsJSONL    = "results.jsonl"
-	ResultsJSON     = "results.json"
-	SWEBenchSummary = "swebench-summary.json"
-	TenderJUnit     = "tender-results.xml"
-	SummaryMarkdown = "summary.md"
-	PairsDir        = "pairs"
-	PairReport      = "report.json"
-)
-
 // ErrResults marks a results file that cannot be used.
 var ErrResults = errors.New("report: bad results file")
 

@@ -1,26 +1,10 @@
 package report
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 )
-
-// ErrUnsafePairID marks a pair ID that cannot name a directory safely.
-var ErrUnsafePairID = errors.New("report: unsafe pair id")
-
-var pairIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
-
-// checkPairID refuses IDs that could leave pairs/ or collide after cleaning: the suite format
-// allows [A-Za-z0-9._-]+, which still admits "." and "..".
-func checkPairID(id string) error {
-	if !pairIDPattern.MatchString(id) || id == "." || id == ".." || len(id) > 200 {
-		return fmt.Errorf("%w: %q", ErrUnsafePairID, id)
-	}
-	return nil
-}
 
 // WriteOutputs writes every batch-level output into dir: results.json,
 // swebench-summary.json, pairs/<id>/report.json for each pair SWE-bench would count as
@@ -66,7 +50,7 @@ func writePairReports(dir string, r Results) error {
 		if err != nil {
 			return err
 		}
-		pdir := filepath.Join(dir, PairsDir, p.ID)
+		pdir := filepath.Join(dir, filepath.FromSlash(PairDir(p.ID)))
 		if err := os.MkdirAll(pdir, 0o755); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}

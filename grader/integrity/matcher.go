@@ -129,5 +129,5 @@ func (r rule) matches(path string, comps []string) bool {
 // DefaultProtected is protected_paths when a suite gives none (compile it with fold).
 var DefaultProtected = []string{".tender/**"}
 
-// DefaultRestored is restored_paths when a suite gives none (DESIGN.md invariant 6).
+// DefaultRestored is restored_paths when a suite gives none (the README: "Restored paths").
 var DefaultRestored = []string{"tests/**", "test/**", "conftest.py", "**/conftest.py", "pytest.ini", "pytest.toml", ".pytest.toml", "noxfile.py"}

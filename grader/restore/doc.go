@@ -1,6 +1,6 @@
 // Package restore resets the evaluator's paths in a workspace after the candidate patch has
 // been applied and before the evaluator's test patch and hidden assets are written
-// (DESIGN.md invariant 6).
+// (the README: "Restored paths").
 //
 // Order of work, in one plain directory:
 //  1. Walk the workspace without following anything. A symlink or special file anywhere is an

@@ -12,6 +12,9 @@ import (
 	"io"
 	"regexp"
 	"strings"
+
+	"github.com/tender-grader/tender/gitsafe"
+	"github.com/tender-grader/tender/report"
 )
 
 // ErrBadRecord marks an instance or prediction that cannot be imported.
@@ -62,9 +65,7 @@ func (t *TestList) UnmarshalJSON(b []byte) error {
 }
 
 var (
-	reInstanceID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
-	reRepo       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$`)
-	reCommit     = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	reRepo = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$`)
 )
 
 // RepoID is the suite repository ID of an OWNER/NAME repo, as SWE-bench spells it in ids.
@@ -94,11 +95,11 @@ func ReadInstances(r io.Reader) ([]Instance, error) {
 
 func (in *Instance) validate() error {
 	switch {
-	case !reInstanceID.MatchString(in.InstanceID):
+	case !report.ValidID(in.InstanceID):
 		return fmt.Errorf("%w: instance_id %q is not usable as a pair id", ErrBadRecord, in.InstanceID)
 	case !reRepo.MatchString(in.Repo):
 		return fmt.Errorf("%w: repo %q is not OWNER/NAME", ErrBadRecord, in.Repo)
-	case !reCommit.MatchString(in.BaseCommit):
+	case !gitsafe.IsObjectID(in.BaseCommit):
 		return fmt.Errorf("%w: base_commit %q is not 40 lowercase hex digits", ErrBadRecord, in.BaseCommit)
 	case len(in.FailToPass) == 0:
 		return fmt.Errorf("%w: FAIL_TO_PASS is empty; an instance needs a test that proves the fix", ErrBadRecord)
@@ -114,7 +115,7 @@ func ReadPredictions(r io.Reader) (map[string]Prediction, error) {
 		if err := json.Unmarshal(raw, &p); err != nil {
 			return fmt.Errorf("prediction %d: %w: %v", n, ErrBadRecord, err)
 		}
-		if !reInstanceID.MatchString(p.InstanceID) {
+		if !report.ValidID(p.InstanceID) {
 			return fmt.Errorf("prediction %d: %w: instance_id %q is not usable", n, ErrBadRecord, p.InstanceID)
 		}
 		if _, dup := out[p.InstanceID]; dup {

@@ -2,11 +2,12 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -266,13 +267,9 @@ func dispatchAction(ctx context.Context, inv *invocation, command string, args [
 }
 
 func actionResults(dir string) (report.Results, error) {
-	var res report.Results
-	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	res, err := report.ReadResultsJSON(dir)
 	if err != nil {
 		return res, fmt.Errorf("reading the results of bundle %s: %w", dir, err)
-	}
-	if err := json.Unmarshal(b, &res); err != nil {
-		return res, fmt.Errorf("bundle %s: results.json: %w", dir, err)
 	}
 	return res, nil
 }
@@ -313,7 +310,7 @@ func setOutputs(a *githubactions.Action, inv *invocation, outputs map[string]str
 			err = withCode(exitFailure, fmt.Errorf("writing the step outputs: %v", r))
 		}
 	}()
-	for _, k := range sortedKeys(outputs) {
+	for _, k := range slices.Sorted(maps.Keys(outputs)) {
 		a.SetOutput(k, outputs[k])
 	}
 	return nil
@@ -324,7 +321,7 @@ func addJobSummary(inv *invocation, dir string) error {
 	if path == "" {
 		return nil
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+	b, err := os.ReadFile(filepath.Join(dir, report.SummaryMarkdown))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}

@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"sort"
 	"strings"
 
 	"golang.org/x/term"
@@ -201,16 +200,6 @@ func isTerminal(in io.Reader, out io.Writer) bool {
 	fi, ok1 := in.(*os.File)
 	fo, ok2 := out.(*os.File)
 	return ok1 && ok2 && term.IsTerminal(int(fi.Fd())) && term.IsTerminal(int(fo.Fd()))
-}
-
-// sortedKeys is used wherever a map is printed, so output is stable.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // toolName is "tender VERSION", falling back to the module version of the build.

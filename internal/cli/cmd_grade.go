@@ -160,7 +160,7 @@ func signingKey(inv *invocation, file string) (ed25519.PrivateKey, error) {
 // reuses one and returns the pairs it already finished.
 func prepareOut(f gradeFlags) (string, map[string]report.PairResult, error) {
 	if f.resume != "" {
-		prev, err := report.ReadResults(filepath.Join(f.resume, "results.jsonl"))
+		prev, err := report.ReadResults(filepath.Join(f.resume, report.ResultsJSONL))
 		if err != nil {
 			return "", nil, usageError("--resume %s: %v", f.resume, err)
 		}

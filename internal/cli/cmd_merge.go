@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,16 +20,12 @@ import (
 	"github.com/tender-grader/tender/report/bundle"
 )
 
-// mergeClock stamps the merged bundle; tests replace it.
-var mergeClock = time.Now
-
 // errShards is the cause of every refusal to merge a set of shards.
 var errShards = errors.New("the bundles are not one complete set of shards")
 
 // aggregateFiles are rewritten for the merged whole; every other file is copied from its shard.
-var aggregateFiles = map[string]bool{
-	bundle.EnvelopeName: true, "results.json": true, "results.jsonl": true, "summary.md": true,
-	"swebench-summary.json": true, "tender-results.xml": true,
+func aggregateFile(name string) bool {
+	return name == bundle.EnvelopeName || slices.Contains(report.Aggregates(), name)
 }
 
 type shardBundle struct {
@@ -152,7 +149,7 @@ func mergeShards(ctx context.Context, out string, shards []shardBundle, key ed25
 	if err := report.WriteOutputs(out, res); err != nil {
 		return nil, res, err
 	}
-	m, err := bundle.Seal(out, mergedInputs(shards), key, mergeClock())
+	m, err := bundle.Seal(out, mergedInputs(shards), key, time.Now())
 	if err != nil {
 		return nil, res, fmt.Errorf("sealing the merged bundle: %w", err)
 	}
@@ -218,7 +215,7 @@ func prepareMergeOut(out string) error {
 // shard verified just before, so every file copied is one its envelope lists.
 func copyShardFiles(s shardBundle, out string) error {
 	for _, f := range s.manifest.Files {
-		if aggregateFiles[f.Name] {
+		if aggregateFile(f.Name) {
 			continue
 		}
 		if err := copyFileNew(filepath.Join(s.dir, filepath.FromSlash(f.Name)), filepath.Join(out, filepath.FromSlash(f.Name))); err != nil {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"crypto/ed25519"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -95,18 +94,14 @@ func loadVerifiedBundle(dir, keyFile string) (*bundle.Manifest, report.Results, 
 	if err != nil {
 		return nil, res, withCode(exitFailure, fmt.Errorf("bundle %s does not verify: %w", dir, err))
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
-	if err != nil {
+	if res, err = report.ReadResultsJSON(dir); err != nil {
 		return nil, res, withCode(exitFailure, fmt.Errorf("bundle %s: %w", dir, err))
-	}
-	if err := json.Unmarshal(b, &res); err != nil {
-		return nil, res, withCode(exitFailure, fmt.Errorf("bundle %s: results.json: %w", dir, err))
 	}
 	return m, res, nil
 }
 
 func publishPlan(inv *invocation, o publishOptions, res report.Results) (*gh.Plan, error) {
-	summary, err := os.ReadFile(filepath.Join(o.Bundle, "summary.md"))
+	summary, err := os.ReadFile(filepath.Join(o.Bundle, report.SummaryMarkdown))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}

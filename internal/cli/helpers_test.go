@@ -71,12 +71,8 @@ func copyDir(t *testing.T, src string) string {
 
 func readResults(t *testing.T, dir string) report.Results {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	r, err := report.ReadResultsJSON(dir)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var r report.Results
-	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
 	return r

@@ -1,0 +1,9 @@
+// Package report turns what the verifiers produced into checks and outputs. It reconciles a
+// parsed JUnit report against the required test IDs, owns the registry of reason codes and
+// the layout of the evidence bundle (file names, pair directories, a strict reader of
+// results.json), and writes results.json, results.jsonl, the SWE-bench summaries,
+// tender-results.xml and summary.md. Its subpackages parse JUnit (junit), seal and verify the
+// bundle (bundle) and publish it to GitHub (github).
+//
+// report never runs candidate code and never runs git, and it decides no verdict: grader does.
+package report
