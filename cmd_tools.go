@@ -26,7 +26,7 @@ func cmdImage(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer d.Close()
+	defer d.Close(ctx)
 	id, err := d.EnsureImage(ctx, *image, inv.Stderr)
 	if err != nil {
 		return err
@@ -48,7 +48,7 @@ func cmdGC(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer d.Close()
+	defer d.Close(ctx)
 	removed, err := d.Sweep(ctx)
 	for _, id := range removed {
 		fmt.Fprintln(inv.Stdout, "removed", id)

@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -17,8 +19,9 @@ var ErrEngine = errors.New("docker engine")
 // It honours DOCKER_HOST and the other DOCKER_* client variables, and negotiates the API
 // version with the engine.
 type Docker struct {
-	cli  *client.Client
-	self owner
+	cli     *client.Client
+	self    owner
+	session string // value of LabelSession on every container this Docker creates
 	// Log receives one line per container event worth knowing (sweeps, kills). Nil discards.
 	Log io.Writer
 	// Grace bounds how long a kill and forced removal may take after a deadline.
@@ -28,6 +31,8 @@ type Docker struct {
 	// SweepForeignAfter, when positive, lets Sweep remove containers made on another host
 	// (for example by an earlier container action) once they are this old.
 	SweepForeignAfter time.Duration
+	// CloseTimeout bounds the removals Close makes.
+	CloseTimeout time.Duration
 }
 
 // NewDocker connects to the engine named by the environment (DOCKER_HOST, or the default
@@ -47,14 +52,35 @@ func NewDocker(ctx context.Context) (*Docker, error) {
 		cli.Close()
 		return nil, err
 	}
-	return &Docker{cli: cli, self: self, Grace: 10 * time.Second, SetupTimeout: 2 * time.Minute}, nil
+	return &Docker{
+		cli: cli, self: self, session: newSession(),
+		Grace: 10 * time.Second, SetupTimeout: 2 * time.Minute, CloseTimeout: time.Minute,
+	}, nil
+}
+
+// newSession names one Docker value's containers, so Close removes those and no others,
+// whatever run IDs its callers chose.
+func newSession() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // Name is "docker".
 func (d *Docker) Name() string { return "docker" }
 
-// Close releases the client connection.
-func (d *Docker) Close() error { return d.cli.Close() }
+// Close removes every container this Docker created that is still there, then releases the
+// engine connection. A check removes its own container when it ends; Close catches what a
+// failed removal left, or a create that reached the engine after its caller gave up.
+func (d *Docker) Close(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d.CloseTimeout)
+	defer cancel()
+	err := d.removeLabelled(cctx, LabelSession+"="+d.session)
+	if err != nil {
+		err = fmt.Errorf("removing the containers this run started (`tender gc` sweeps them once the run has exited): %w", err)
+	}
+	return errors.Join(err, d.cli.Close())
+}
 
 // APIVersion is the negotiated Engine API version.
 func (d *Docker) APIVersion() string { return d.cli.ClientVersion() }

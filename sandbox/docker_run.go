@@ -64,7 +64,7 @@ func (d *Docker) startBox(ctx context.Context, spec Spec, lim Limits) (*box, err
 		return nil, fmt.Errorf("%w: inspect image %s: %w", ErrEngine, spec.Image, err)
 	}
 	b := &box{name: containerName(spec.Name), imageID: img.ID}
-	created, err := d.cli.ContainerCreate(sctx, containerConfig(spec, d.self), hostConfig(lim), nil, nil, b.name)
+	created, err := d.cli.ContainerCreate(sctx, containerConfig(spec, d.self, d.session), hostConfig(lim), nil, nil, b.name)
 	if err != nil {
 		return nil, fmt.Errorf("%w: create container for %s: %w", ErrEngine, spec.Name, err)
 	}
@@ -89,14 +89,14 @@ const (
 )
 
 // containerConfig opens stdin once, for the tar stream read by receiveScript.
-func containerConfig(spec Spec, o owner) *container.Config {
+func containerConfig(spec Spec, o owner, session string) *container.Config {
 	return &container.Config{
 		Image:           spec.Image,
 		User:            VerifierUser,
 		Entrypoint:      []string{"sh", "-c", receiveScript},
 		WorkingDir:      dockerLayout.Workspace,
 		Env:             []string{"PATH=" + SafePath, "HOME=" + dockerLayout.Home},
-		Labels:          o.labels(spec.RunID, spec.Name),
+		Labels:          o.labels(spec.RunID, spec.Name, session),
 		NetworkDisabled: true,
 		Hostname:        "verifier",
 		AttachStdin:     true,

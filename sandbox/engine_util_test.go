@@ -39,7 +39,7 @@ func writeFiles(t testing.TB, files map[string]string) string {
 // testSpec is a small, tightly limited check in the pytest image.
 func testSpec(t testing.TB, command ...string) Spec {
 	runID := testRunID(t)
-	t.Cleanup(func() { _ = engine.RemoveRun(context.Background(), runID) })
+	t.Cleanup(func() { removeRun(runID) })
 	return Spec{
 		RunID:     runID,
 		Name:      t.Name(),
@@ -73,6 +73,13 @@ func assertRunGone(t testing.TB, runID string) {
 	if len(left) > 0 {
 		t.Errorf("containers of run %s left behind: %v", runID, left)
 	}
+}
+
+// removeRun clears whatever a test of runID left behind.
+func removeRun(runID string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_ = engine.removeLabelled(ctx, LabelRun+"="+runID)
 }
 
 func sh(script string) []string { return []string{"sh", "-c", script} }

@@ -26,7 +26,7 @@ func runHelper(role string) int {
 		fmt.Println("helper:", err)
 		return 1
 	}
-	defer d.Close()
+	defer d.Close(ctx)
 	d.Log = os.Stdout
 	ws, err := os.MkdirTemp("", "tender-helper-")
 	if err != nil {
@@ -64,7 +64,7 @@ func startHelper(t *testing.T, runID string) *helper {
 	t.Cleanup(func() {
 		_ = h.cmd.Process.Kill()
 		_ = h.cmd.Wait()
-		_ = engine.RemoveRun(context.Background(), runID)
+		removeRun(runID)
 	})
 	return h
 }

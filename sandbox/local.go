@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -31,6 +32,9 @@ type Local struct {
 	TempDir string
 	// KillGrace is how long output may keep draining after the process group is killed.
 	KillGrace time.Duration
+
+	mu       sync.Mutex
+	leftover map[string]bool // per-check directories a Run could not remove
 }
 
 // NewLocal refuses unless trusted is true.
@@ -61,7 +65,7 @@ func (l *Local) Run(ctx context.Context, spec Spec) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: temp dir: %w", NotIsolated, err)
 	}
-	defer removeTree(root)
+	defer l.removeRoot(root)
 	lay := layoutUnder(filepath.Join(root, "workspace"), filepath.Join(root, "tender"))
 	if err := prepareLocal(spec, lay); err != nil {
 		return nil, err
@@ -74,6 +78,36 @@ func (l *Local) Run(ctx context.Context, spec Spec) (*Result, error) {
 	res.JUnit, res.JUnitTooLarge = readLocalJUnit(lay.JUnit)
 	l.logf("%s: %s after %s", spec.Name, res.Outcome(), res.Wall.Round(time.Millisecond))
 	return res, nil
+}
+
+// removeRoot deletes a check's directory, or keeps it for Close to try again.
+func (l *Local) removeRoot(root string) {
+	if removeTree(root) == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.leftover == nil {
+		l.leftover = map[string]bool{}
+	}
+	l.leftover[root] = true
+}
+
+// Close removes the per-check directories a Run could not remove, and names those that
+// remain. Processes need no cleanup here: each Run kills its process group before it
+// returns (a child that called setsid has left the group, and is out of reach).
+func (l *Local) Close(context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var errs []error
+	for root := range l.leftover {
+		if err := removeTree(root); err != nil {
+			errs = append(errs, fmt.Errorf("%s: remove %s: %w", NotIsolated, root, err))
+			continue
+		}
+		delete(l.leftover, root)
+	}
+	return errors.Join(errs...)
 }
 
 func prepareLocal(spec Spec, lay layout) error {

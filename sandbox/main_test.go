@@ -30,7 +30,7 @@ func mainWithEngine(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "FAIL: the sandbox tests need a running Docker engine: %v\n", err)
 		return 1
 	}
-	defer d.Close()
+	defer d.Close(ctx)
 	id, err := d.EnsureImage(ctx, ImagePytest, os.Stderr)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "FAIL: verifier image: %v\n", err)

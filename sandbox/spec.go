@@ -10,11 +10,18 @@ import (
 	"time"
 )
 
-// Backend runs one check. Run returns an error only when the infrastructure failed; a check
-// that fails, runs out of memory or times out is a Result.
+// Backend runs checks. The caller never needs to know which backend it holds: cleaning up
+// is part of the contract.
 type Backend interface {
 	Name() string
+	// Run runs one check. It returns an error only when the infrastructure failed; a check
+	// that fails, runs out of memory or times out is a Result.
 	Run(ctx context.Context, spec Spec) (*Result, error)
+	// Close removes everything the backend started that is still there (containers,
+	// temporary directories) and releases the backend. It works on
+	// context.WithoutCancel(ctx) under a timeout of its own, so an interrupted grade still
+	// cleans up. Call it once, after the last Run has returned.
+	Close(ctx context.Context) error
 }
 
 var (

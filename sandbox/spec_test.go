@@ -77,8 +77,8 @@ func TestHostConfigHardening(t *testing.T) {
 	if diff := cmp.Diff(want, hc); diff != "" {
 		t.Errorf("host config (-want +got):\n%s", diff)
 	}
-	cfg := containerConfig(Spec{RunID: "r", Name: "n", Image: "i"}, owner{Host: "h", Boot: "b", Pid: 9, Start: "5"})
-	if cfg.User != VerifierUser || !cfg.NetworkDisabled || cfg.Labels[LabelRun] != "r" || cfg.Labels[LabelPid] != "9" {
+	cfg := containerConfig(Spec{RunID: "r", Name: "n", Image: "i"}, owner{Host: "h", Boot: "b", Pid: 9, Start: "5"}, "s")
+	if cfg.User != VerifierUser || !cfg.NetworkDisabled || cfg.Labels[LabelRun] != "r" || cfg.Labels[LabelPid] != "9" || cfg.Labels[LabelSession] != "s" {
 		t.Errorf("container config: %+v", cfg)
 	}
 }
@@ -145,7 +145,7 @@ func TestOwnerJudge(t *testing.T) {
 			}
 		})
 	}
-	if got := ownerFromLabels(me.labels("r", "n")); got != me {
+	if got := ownerFromLabels(me.labels("r", "n", "s")); got != me {
 		t.Errorf("labels round trip: %+v != %+v", got, me)
 	}
 	if _, err := strconv.Atoi(me.Start); err != nil {

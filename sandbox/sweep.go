@@ -75,17 +75,16 @@ func (d *Docker) leftover(c container.Summary) bool {
 	}
 }
 
-// RemoveRun force-removes every container of runID, whoever made it. It is for cancellation.
-func (d *Docker) RemoveRun(ctx context.Context, runID string) error {
-	cctx, cancel := d.cleanupContext(ctx)
-	defer cancel()
-	list, err := d.cli.ContainerList(cctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", LabelRun+"="+runID))})
+// removeLabelled force-removes every container that carries label ("key=value"), whoever
+// made it.
+func (d *Docker) removeLabelled(ctx context.Context, label string) error {
+	list, err := d.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", label))})
 	if err != nil {
-		return fmt.Errorf("%w: list containers of run %s: %w", ErrEngine, runID, err)
+		return fmt.Errorf("%w: list containers labelled %s: %w", ErrEngine, label, err)
 	}
 	var errs []error
 	for _, c := range list {
-		if err := d.forceRemove(cctx, c.ID); err != nil {
+		if err := d.forceRemove(ctx, c.ID); err != nil {
 			errs = append(errs, err)
 		}
 	}
