@@ -18,6 +18,7 @@ import (
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/bundle"
 	"github.com/tender-grader/tender/sandbox"
+	"github.com/tender-grader/tender/sandbox/docker"
 )
 
 const gradeUsage = "grade SUITE [--out DIR] [--concurrency N] [--repo ID=PATH]... [--shard k/n] [--resume DIR] [--signing-key FILE] [--trust-local-execution]"
@@ -177,7 +178,7 @@ func openBackend(ctx context.Context, inv *invocation, trustLocal bool, image st
 		fmt.Fprintln(inv.Stderr, "tender: --trust-local-execution: verifiers run as local subprocesses. local backend: not isolated")
 		return sandbox.NewLocal(true)
 	}
-	d, err := sandbox.NewDocker(ctx)
+	d, err := docker.New(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("the Docker engine is needed for the default backend: %w", err)
 	}

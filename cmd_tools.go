@@ -7,6 +7,7 @@ import (
 
 	"github.com/tender-grader/tender/report/bundle"
 	"github.com/tender-grader/tender/sandbox"
+	"github.com/tender-grader/tender/sandbox/docker"
 )
 
 func cmdImage(ctx context.Context, inv *invocation, args []string) error {
@@ -22,7 +23,7 @@ func cmdImage(ctx context.Context, inv *invocation, args []string) error {
 	if _, ok := sandbox.BuiltinRecipe(*image); !ok {
 		return usageError("--image %s is not a built-in recipe; use tender-verifier/pytest or tender-verifier/go", *image)
 	}
-	d, err := sandbox.NewDocker(ctx)
+	d, err := docker.New(ctx)
 	if err != nil {
 		return err
 	}
@@ -44,7 +45,7 @@ func cmdGC(ctx context.Context, inv *invocation, args []string) error {
 	if len(pos) != 0 {
 		return usageError("gc takes no arguments")
 	}
-	d, err := sandbox.NewDocker(ctx)
+	d, err := docker.New(ctx)
 	if err != nil {
 		return err
 	}

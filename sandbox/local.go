@@ -57,16 +57,16 @@ func (l *Local) logf(format string, args ...any) {
 // Run copies the workspace and support trees into a new temporary directory, runs the
 // command there under the deadline, and removes the directory.
 func (l *Local) Run(ctx context.Context, spec Spec) (*Result, error) {
-	if err := spec.validate(); err != nil {
+	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	lim := spec.Limits.withDefaults()
+	lim := spec.Limits.WithDefaults()
 	root, err := os.MkdirTemp(l.TempDir, "tender-local-")
 	if err != nil {
 		return nil, fmt.Errorf("%s: temp dir: %w", NotIsolated, err)
 	}
 	defer l.removeRoot(root)
-	lay := layoutUnder(filepath.Join(root, "workspace"), filepath.Join(root, "tender"))
+	lay := NewLayout(filepath.Join(root, "workspace"), filepath.Join(root, "tender"))
 	if err := prepareLocal(spec, lay); err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ func (l *Local) Close(context.Context) error {
 	return errors.Join(errs...)
 }
 
-func prepareLocal(spec Spec, lay layout) error {
+func prepareLocal(spec Spec, lay Layout) error {
 	if err := copyTree(spec.Workspace, lay.Workspace); err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrCopyIn, spec.Name, err)
 	}
@@ -127,8 +127,8 @@ func prepareLocal(spec Spec, lay layout) error {
 	return nil
 }
 
-func (l *Local) execute(ctx context.Context, spec Spec, lim Limits, lay layout, res *Result) error {
-	argv := lay.expand(spec.Command)
+func (l *Local) execute(ctx context.Context, spec Spec, lim Limits, lay Layout, res *Result) error {
+	argv := lay.Expand(spec.Command)
 	bin, err := lookSafePath(argv[0])
 	if err != nil {
 		return fmt.Errorf("%s: %s: %w", NotIsolated, spec.Name, err)
@@ -137,11 +137,11 @@ func (l *Local) execute(ctx context.Context, spec Spec, lim Limits, lay layout, 
 	defer cancel()
 	cmd := exec.CommandContext(dctx, bin, argv[1:]...)
 	cmd.Args[0] = argv[0]
-	cmd.Dir, cmd.Env = lay.Workspace, lay.environ(spec.Env)
+	cmd.Dir, cmd.Env = lay.Workspace, lay.Environ(spec.Env)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = l.KillGrace
-	stdout, stderr := newCapWriter(lim.OutputBytes), newCapWriter(lim.OutputBytes)
+	stdout, stderr := NewCapWriter(lim.OutputBytes), NewCapWriter(lim.OutputBytes)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, stdout, stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -150,7 +150,7 @@ func (l *Local) execute(ctx context.Context, spec Spec, lim Limits, lay layout, 
 	werr := cmd.Wait()
 	res.Wall = time.Since(start)
 	_ = killGroup(cmd) // stragglers that outlived the command go too
-	res.Stdout, res.Stderr = stdout.capture(), stderr.capture()
+	res.Stdout, res.Stderr = stdout.Capture(), stderr.Capture()
 	return l.settle(ctx, dctx, cmd, werr, res)
 }
 

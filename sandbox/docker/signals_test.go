@@ -1,4 +1,4 @@
-package sandbox
+package docker
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/volume"
+
+	"github.com/tender-grader/tender/sandbox"
 )
 
 func TestPropertySIGINTLeavesNoContainer(t *testing.T) {
@@ -49,7 +51,7 @@ func TestPropertySIGKILLedRunSweptAtNextStart(t *testing.T) {
 	}
 
 	// The next start sweeps it, as `tender gc` does.
-	next, err := NewDocker(context.Background())
+	next, err := New(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +71,7 @@ func TestSweepLeavesOtherHostsAlone(t *testing.T) {
 	other := owner{Host: "some-other-host", Boot: engine.self.Boot, Pid: 1, Start: "1"}
 	ctx := context.Background()
 	created, err := engine.cli.ContainerCreate(ctx, &container.Config{
-		Image: ImagePytest, Entrypoint: []string{"true"}, Labels: other.labels(runID, "foreign", "other-session"),
+		Image: sandbox.ImagePytest, Entrypoint: []string{"true"}, Labels: other.labels(runID, "foreign", "other-session"),
 	}, &container.HostConfig{NetworkMode: "none"}, nil, nil, "")
 	if err != nil {
 		t.Fatal(err)
@@ -120,14 +122,14 @@ func TestCloseRemovesEveryContainerItStarted(t *testing.T) {
 	ctx := context.Background()
 	runID := testRunID(t)
 	t.Cleanup(func() { removeRun(runID) })
-	mine, err := NewDocker(ctx)
+	mine, err := New(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	create := func(d *Docker, name string) {
+	create := func(d *Backend, name string) {
 		t.Helper()
 		_, err := engine.cli.ContainerCreate(ctx, &container.Config{
-			Image: ImagePytest, Entrypoint: []string{"true"}, Labels: d.self.labels(runID, name, d.session),
+			Image: sandbox.ImagePytest, Entrypoint: []string{"true"}, Labels: d.self.labels(runID, name, d.session),
 		}, &container.HostConfig{NetworkMode: "none"}, nil, nil, containerName(name))
 		if err != nil {
 			t.Fatal(err)

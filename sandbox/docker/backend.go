@@ -1,4 +1,4 @@
-package sandbox
+package docker
 
 import (
 	"context"
@@ -10,18 +10,22 @@ import (
 	"time"
 
 	"github.com/docker/docker/client"
+
+	"github.com/tender-grader/tender/sandbox"
 )
+
+var _ sandbox.Backend = (*Backend)(nil)
 
 // ErrEngine wraps a failure to reach or use the Docker engine.
 var ErrEngine = errors.New("docker engine")
 
-// Docker runs each check in a brand-new hardened container through the Docker Engine API.
+// Backend runs each check in a brand-new hardened container through the Docker Engine API.
 // It honours DOCKER_HOST and the other DOCKER_* client variables, and negotiates the API
 // version with the engine.
-type Docker struct {
+type Backend struct {
 	cli     *client.Client
 	self    owner
-	session string // value of LabelSession on every container this Docker creates
+	session string // value of LabelSession on every container this Backend creates
 	// Log receives one line per container event worth knowing (sweeps, kills). Nil discards.
 	Log io.Writer
 	// Grace bounds how long a kill and forced removal may take after a deadline.
@@ -35,9 +39,9 @@ type Docker struct {
 	CloseTimeout time.Duration
 }
 
-// NewDocker connects to the engine named by the environment (DOCKER_HOST, or the default
+// New connects to the engine named by the environment (DOCKER_HOST, or the default
 // socket), negotiates the API version and pings it.
-func NewDocker(ctx context.Context) (*Docker, error) {
+func New(ctx context.Context) (*Backend, error) {
 	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrEngine, err)
@@ -52,13 +56,13 @@ func NewDocker(ctx context.Context) (*Docker, error) {
 		cli.Close()
 		return nil, err
 	}
-	return &Docker{
+	return &Backend{
 		cli: cli, self: self, session: newSession(),
 		Grace: 10 * time.Second, SetupTimeout: 2 * time.Minute, CloseTimeout: time.Minute,
 	}, nil
 }
 
-// newSession names one Docker value's containers, so Close removes those and no others,
+// newSession names one Backend value's containers, so Close removes those and no others,
 // whatever run IDs its callers chose.
 func newSession() string {
 	var b [8]byte
@@ -67,12 +71,12 @@ func newSession() string {
 }
 
 // Name is "docker".
-func (d *Docker) Name() string { return "docker" }
+func (d *Backend) Name() string { return "docker" }
 
-// Close removes every container this Docker created that is still there, then releases the
+// Close removes every container this Backend created that is still there, then releases the
 // engine connection. A check removes its own container when it ends; Close catches what a
 // failed removal left, or a create that reached the engine after its caller gave up.
-func (d *Docker) Close(ctx context.Context) error {
+func (d *Backend) Close(ctx context.Context) error {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d.CloseTimeout)
 	defer cancel()
 	err := d.removeLabelled(cctx, LabelSession+"="+d.session)
@@ -83,9 +87,9 @@ func (d *Docker) Close(ctx context.Context) error {
 }
 
 // APIVersion is the negotiated Engine API version.
-func (d *Docker) APIVersion() string { return d.cli.ClientVersion() }
+func (d *Backend) APIVersion() string { return d.cli.ClientVersion() }
 
-func (d *Docker) logf(format string, args ...any) {
+func (d *Backend) logf(format string, args ...any) {
 	if d.Log != nil {
 		fmt.Fprintf(d.Log, "sandbox: "+format+"\n", args...)
 	}
@@ -93,6 +97,6 @@ func (d *Docker) logf(format string, args ...any) {
 
 // cleanupContext outlives a cancelled parent, so a cancelled run still removes its
 // containers, but it has its own deadline.
-func (d *Docker) cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
+func (d *Backend) cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), d.Grace+20*time.Second)
 }

@@ -1,4 +1,4 @@
-package sandbox
+package docker
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tender-grader/tender/sandbox"
 )
 
 // testRunID is unique per test, so assertions about "no container of the run" are exact.
@@ -37,23 +39,23 @@ func writeFiles(t testing.TB, files map[string]string) string {
 }
 
 // testSpec is a small, tightly limited check in the pytest image.
-func testSpec(t testing.TB, command ...string) Spec {
+func testSpec(t testing.TB, command ...string) sandbox.Spec {
 	runID := testRunID(t)
 	t.Cleanup(func() { removeRun(runID) })
-	return Spec{
+	return sandbox.Spec{
 		RunID:     runID,
 		Name:      t.Name(),
-		Image:     ImagePytest,
+		Image:     sandbox.ImagePytest,
 		Workspace: writeFiles(t, map[string]string{"README": "workspace\n"}),
 		Command:   command,
-		Limits: Limits{
+		Limits: sandbox.Limits{
 			Timeout: 2 * time.Minute, CPUs: 1, Memory: 256 << 20, Pids: 128,
 			DiskBytes: 32 << 20, OutputBytes: 64 << 10,
 		},
 	}
 }
 
-func runDocker(t testing.TB, spec Spec) *Result {
+func runDocker(t testing.TB, spec sandbox.Spec) *sandbox.Result {
 	t.Helper()
 	res, err := engine.Run(context.Background(), spec)
 	if err != nil {

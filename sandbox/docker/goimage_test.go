@@ -1,4 +1,4 @@
-package sandbox
+package docker
 
 import (
 	"context"
@@ -6,17 +6,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tender-grader/tender/sandbox"
 )
 
 // TestGoImageRunsGoTestOffline builds the Go verifier image when it is missing (about a
 // minute on a quiet machine) and runs `go test -json` in it with no network.
 func TestGoImageRunsGoTestOffline(t *testing.T) {
 	ctx := context.Background()
-	if _, err := engine.EnsureImage(ctx, ImageGo, testProgress(t)); err != nil {
+	if _, err := engine.EnsureImage(ctx, sandbox.ImageGo, testProgress(t)); err != nil {
 		t.Fatal(err)
 	}
 	spec := testSpec(t, "go", "test", "-json", "./...")
-	spec.Image = ImageGo
+	spec.Image = sandbox.ImageGo
 	spec.Workspace = writeFiles(t, map[string]string{
 		"go.mod":      "module example.test/m\n\ngo 1.19\n",
 		"add.go":      "package m\n\nfunc Add(a, b int) int { return a + b }\n",

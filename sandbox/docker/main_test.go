@@ -1,4 +1,4 @@
-package sandbox
+package docker
 
 import (
 	"context"
@@ -6,12 +6,14 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/tender-grader/tender/sandbox"
 )
 
 // The engine tests share one client and the built-in pytest image, built offline on first
 // use. Docker missing is a failure, never a skip.
 var (
-	engine      *Docker
+	engine      *Backend
 	testImageID string
 )
 
@@ -25,13 +27,13 @@ func TestMain(m *testing.M) {
 func mainWithEngine(m *testing.M) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	d, err := NewDocker(ctx)
+	d, err := New(ctx)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "FAIL: the sandbox tests need a running Docker engine: %v\n", err)
 		return 1
 	}
 	defer d.Close(ctx)
-	id, err := d.EnsureImage(ctx, ImagePytest, os.Stderr)
+	id, err := d.EnsureImage(ctx, sandbox.ImagePytest, os.Stderr)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "FAIL: verifier image: %v\n", err)
 		return 1

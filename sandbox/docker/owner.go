@@ -1,4 +1,4 @@
-package sandbox
+package docker
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ const (
 	LabelBoot  = "tender.boot"
 	LabelPid   = "tender.pid"
 	LabelStart = "tender.pidstart"
-	// LabelSession is unique to one Docker value: Close removes by it.
+	// LabelSession is unique to one Backend value: Close removes by it.
 	LabelSession = "tender.session"
 )
 
