@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -156,18 +157,34 @@ func removeRootfs(dir string) {
 	os.RemoveAll(dir)
 }
 
-// LockBuild serialises builds of one recipe on this machine, so concurrent graders do not
-// run debootstrap twice. Hold it from the check that the image is missing until the image
-// is in place, then call unlock.
-func LockBuild(r Recipe) (unlock func(), err error) {
-	path := filepath.Join(os.TempDir(), "tender-image-"+r.Digest()[:16]+".lock")
+// buildLockDir holds the build locks. It is not os.TempDir(): TMPDIR differs between
+// processes (testscript gives each script its own), and a lock is one per machine.
+const buildLockDir = "/tmp"
+
+// LockBuild serialises builds of one recipe on this machine, so concurrent graders (or test
+// binaries) do not run debootstrap twice and do not re-import an image another process has
+// just built. Hold it from the check that the image is missing until the image is in place,
+// then call unlock. Waiting for another build ends with ctx.
+func LockBuild(ctx context.Context, r Recipe) (unlock func(), err error) {
+	path := filepath.Join(buildLockDir, "tender-image-"+r.Digest()[:16]+".lock")
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("%w: lock %s: %w", ErrImageBuild, path, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%w: lock %s: %w", ErrImageBuild, path, err)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("%w: lock %s: %w", ErrImageBuild, path, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("%w: waiting for another build of %s (lock %s): %w", ErrImageBuild, r.Ref(), path, context.Cause(ctx))
+		case <-time.After(250 * time.Millisecond):
+		}
 	}
-	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }

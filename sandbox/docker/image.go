@@ -31,7 +31,7 @@ func (d *Backend) EnsureImage(ctx context.Context, ref string, progress io.Write
 		if id, ok := d.currentImage(ctx, r); ok {
 			return id, nil
 		}
-		unlock, err := sandbox.LockBuild(r)
+		unlock, err := sandbox.LockBuild(ctx, r)
 		if err != nil {
 			return "", err
 		}
