@@ -14,9 +14,9 @@ type Backend interface {
 	// that fails, runs out of memory or times out is a Result.
 	Run(ctx context.Context, spec Spec) (*Result, error)
 	// Close removes everything the backend started that is still there (containers,
-	// temporary directories) and releases the backend. It works on
-	// context.WithoutCancel(ctx) under a timeout of its own, so an interrupted grade still
-	// cleans up. Call it once, after the last Run has returned.
+	// temporary directories) and releases the backend. It ignores ctx's cancellation, and
+	// anything it waits on (an engine) is bounded by a timeout of its own, so an
+	// interrupted grade still cleans up. Call it once, after the last Run has returned.
 	Close(ctx context.Context) error
 }
 
