@@ -18,6 +18,6 @@
 //
 // This package must never import a container engine's SDK, never pass a host environment
 // variable that the suite did not name, never follow a symlink or read a special file while
-// copying or streaming a tree, and never leave a finished check's files or processes
-// behind.
+// copying or streaming a tree, and never leave behind the files of a finished check or the
+// processes of its process group.
 package sandbox

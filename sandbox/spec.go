@@ -31,14 +31,17 @@ type Limits struct {
 	OutputBytes int64 // cap per stream: head and tail kept, total counted
 }
 
-// DefaultLimits fill the zero fields of a Spec's Limits.
-var DefaultLimits = Limits{
-	Timeout:     10 * time.Minute,
-	CPUs:        1,
-	Memory:      2 << 30,
-	Pids:        512,
-	DiskBytes:   1 << 30,
-	OutputBytes: 1 << 20,
+// DefaultLimits fill the zero fields of a Spec's Limits. It is a function, not a variable,
+// so no importer can change the defaults of every other caller.
+func DefaultLimits() Limits {
+	return Limits{
+		Timeout:     10 * time.Minute,
+		CPUs:        1,
+		Memory:      2 << 30,
+		Pids:        512,
+		DiskBytes:   1 << 30,
+		OutputBytes: 1 << 20,
+	}
 }
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -98,7 +101,7 @@ func AllowEnv(names []string, lookup func(string) (string, bool)) (map[string]st
 
 // WithDefaults fills the zero fields from DefaultLimits.
 func (l Limits) WithDefaults() Limits {
-	d := DefaultLimits
+	d := DefaultLimits()
 	if l.Timeout > 0 {
 		d.Timeout = l.Timeout
 	}

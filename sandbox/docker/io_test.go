@@ -45,7 +45,7 @@ func TestDockerNoHostPathMounted(t *testing.T) {
 			t.Errorf("no mount at%s:\n%s", m, info)
 		}
 	}
-	hc := hostConfig(sandbox.DefaultLimits)
+	hc := hostConfig(sandbox.DefaultLimits())
 	if len(hc.Binds) != 0 || len(hc.Mounts) != 0 || len(hc.VolumesFrom) != 0 {
 		t.Errorf("host config mounts something: binds %v mounts %v", hc.Binds, hc.Mounts)
 	}
