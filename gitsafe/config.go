@@ -10,7 +10,7 @@ import (
 
 // MaxConfigBytes bounds a source's .git/config. A larger file is refused
 // without being read.
-var MaxConfigBytes int64 = 1 << 20
+const MaxConfigBytes int64 = 1 << 20
 
 // tenderConfig is the whole config of every private copy. Nothing of the
 // source's config survives: not its helpers, includes, remotes or hooks.

@@ -13,7 +13,7 @@ import (
 )
 
 // MaxBundleHeaderBytes bounds the text header of a bundle.
-var MaxBundleHeaderBytes = 1 << 20
+const MaxBundleHeaderBytes = 1 << 20
 
 // importBundle unbundles a vendored bundle into an empty private copy. A
 // bundle carries a pack and ref names only: no config, no hooks.

@@ -18,7 +18,7 @@ import (
 )
 
 // MaxTreeBytes bounds the total size of the blobs Materialize writes.
-var MaxTreeBytes int64 = 4 << 30
+const MaxTreeBytes int64 = 4 << 30
 
 // Fingerprint identifies a materialized workspace before any patch.
 type Fingerprint struct {

@@ -10,7 +10,7 @@ import (
 )
 
 // MaxPatchBytes is the largest patch ParsePatch accepts.
-var MaxPatchBytes = 10 << 20
+const MaxPatchBytes = 10 << 20
 
 // Patch is a parsed patch whose every path has been validated.
 type Patch struct {

@@ -1,8 +1,10 @@
 package gitsafe
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -44,12 +46,20 @@ func TestRunnerScrubsEnvironment(t *testing.T) {
 func TestRunnerBoundsOutput(t *testing.T) {
 	src, head := newRepo(t, map[string]string{"big.txt": strings.Repeat("x", 1<<20)})
 	r := mustSnapshot(t, Source{Kind: SourceClone, Path: src})
-	old := MaxOutputBytes
-	MaxOutputBytes = 64 << 10
-	t.Cleanup(func() { MaxOutputBytes = old })
-	_, err := r.ReadFile(testCtx(t), head, "big.txt")
+	_, err := r.git(testCtx(t), gitCall{args: []string{"cat-file", "blob", head + ":big.txt"}, limit: 64 << 10})
 	if !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("ReadFile of a 1 MiB blob with a 64 KiB bound = %v, want ErrTooLarge", err)
+		t.Fatalf("cat-file of a 1 MiB blob with a 64 KiB bound = %v, want ErrTooLarge", err)
+	}
+}
+
+func TestReadVerifiedRefusesOversizeObject(t *testing.T) {
+	// cat-file announces the size first: an object over MaxOutputBytes is refused before
+	// anything is allocated or read.
+	oid := strings.Repeat("a", 40)
+	header := fmt.Sprintf("%s blob %d\n", oid, MaxOutputBytes+1)
+	_, _, err := readVerified(bufio.NewReader(strings.NewReader(header)), oid)
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("readVerified of an object over MaxOutputBytes = %v, want ErrTooLarge", err)
 	}
 }
 

@@ -19,10 +19,10 @@ func (c Capture) String() string {
 	return fmt.Sprintf("%s\n…[%d bytes omitted]…\n%s", c.Head, omitted, c.Tail)
 }
 
-// capWriter keeps at most limit bytes of what is written to it: half at the head and half in
+// CapWriter keeps at most limit bytes of what is written to it: half at the head and half in
 // a ring for the tail. It never fails a write, so the process on the other side is never
 // blocked or told that its output was cut. Memory grows only with what is kept.
-type capWriter struct {
+type CapWriter struct {
 	head    []byte
 	headCap int
 	ring    []byte // grows to tailCap, then wraps at pos
@@ -31,13 +31,14 @@ type capWriter struct {
 	total   int64
 }
 
-func newCapWriter(limit int64) *capWriter {
+// NewCapWriter keeps at most limit bytes (at least 2).
+func NewCapWriter(limit int64) *CapWriter {
 	limit = max(limit, 2)
 	h := int(limit / 2)
-	return &capWriter{headCap: h, tailCap: int(limit) - h}
+	return &CapWriter{headCap: h, tailCap: int(limit) - h}
 }
 
-func (w *capWriter) Write(p []byte) (int, error) {
+func (w *CapWriter) Write(p []byte) (int, error) {
 	n := len(p)
 	w.total += int64(n)
 	if room := w.headCap - len(w.head); room > 0 {
@@ -49,7 +50,7 @@ func (w *capWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-func (w *capWriter) writeTail(p []byte) {
+func (w *CapWriter) writeTail(p []byte) {
 	if len(p) >= w.tailCap {
 		w.ring = append(w.ring[:0], p[len(p)-w.tailCap:]...)
 		w.pos = 0
@@ -67,8 +68,8 @@ func (w *capWriter) writeTail(p []byte) {
 	}
 }
 
-// capture returns the kept bytes in order.
-func (w *capWriter) capture() Capture {
+// Capture returns the kept bytes in order.
+func (w *CapWriter) Capture() Capture {
 	tail := make([]byte, 0, len(w.ring))
 	tail = append(tail, w.ring[w.pos:]...)
 	tail = append(tail, w.ring[:w.pos]...)

@@ -30,13 +30,13 @@ var captureCases = []struct {
 func TestCapture(t *testing.T) {
 	for _, tt := range captureCases {
 		t.Run(tt.name, func(t *testing.T) {
-			w := newCapWriter(tt.limit)
+			w := NewCapWriter(tt.limit)
 			for _, c := range tt.chunks {
 				if n, err := w.Write([]byte(c)); n != len(c) || err != nil {
 					t.Fatalf("Write = %d, %v", n, err)
 				}
 			}
-			got := w.capture()
+			got := w.Capture()
 			if diff := cmp.Diff(tt.want, got, cmp.Comparer(func(a, b []byte) bool { return bytes.Equal(a, b) })); diff != "" {
 				t.Errorf("capture (-want +got):\n%s", diff)
 			}
@@ -56,11 +56,11 @@ func FuzzCapture(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data string, limit, chunk uint8) {
 		lim := int64(limit%64) + 2
 		step := int(chunk%17) + 1
-		w := newCapWriter(lim)
+		w := NewCapWriter(lim)
 		for i := 0; i < len(data); i += step {
 			w.Write([]byte(data[i:min(i+step, len(data))]))
 		}
-		c := w.capture()
+		c := w.Capture()
 		if c.Total != int64(len(data)) {
 			t.Fatalf("total %d, want %d", c.Total, len(data))
 		}

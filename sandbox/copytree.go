@@ -52,9 +52,9 @@ func copyFile(src, dst string, perm fs.FileMode) error {
 }
 
 // removeTree deletes dir even where the check made subdirectories read-only.
-func removeTree(dir string) {
+func removeTree(dir string) error {
 	if os.RemoveAll(dir) == nil {
-		return
+		return nil
 	}
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.IsDir() {
@@ -62,5 +62,5 @@ func removeTree(dir string) {
 		}
 		return nil
 	})
-	os.RemoveAll(dir)
+	return os.RemoveAll(dir)
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -31,6 +32,9 @@ type Local struct {
 	TempDir string
 	// KillGrace is how long output may keep draining after the process group is killed.
 	KillGrace time.Duration
+
+	mu       sync.Mutex
+	leftover map[string]bool // per-check directories a Run could not remove
 }
 
 // NewLocal refuses unless trusted is true.
@@ -53,16 +57,16 @@ func (l *Local) logf(format string, args ...any) {
 // Run copies the workspace and support trees into a new temporary directory, runs the
 // command there under the deadline, and removes the directory.
 func (l *Local) Run(ctx context.Context, spec Spec) (*Result, error) {
-	if err := spec.validate(); err != nil {
+	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	lim := spec.Limits.withDefaults()
+	lim := spec.Limits.WithDefaults()
 	root, err := os.MkdirTemp(l.TempDir, "tender-local-")
 	if err != nil {
 		return nil, fmt.Errorf("%s: temp dir: %w", NotIsolated, err)
 	}
-	defer removeTree(root)
-	lay := layoutUnder(filepath.Join(root, "workspace"), filepath.Join(root, "tender"))
+	defer l.removeRoot(root)
+	lay := NewLayout(filepath.Join(root, "workspace"), filepath.Join(root, "tender"))
 	if err := prepareLocal(spec, lay); err != nil {
 		return nil, err
 	}
@@ -76,7 +80,37 @@ func (l *Local) Run(ctx context.Context, spec Spec) (*Result, error) {
 	return res, nil
 }
 
-func prepareLocal(spec Spec, lay layout) error {
+// removeRoot deletes a check's directory, or keeps it for Close to try again.
+func (l *Local) removeRoot(root string) {
+	if removeTree(root) == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.leftover == nil {
+		l.leftover = map[string]bool{}
+	}
+	l.leftover[root] = true
+}
+
+// Close removes the per-check directories a Run could not remove, and names those that
+// remain. Processes need no cleanup here: each Run kills its process group before it
+// returns (a child that called setsid has left the group, and is out of reach).
+func (l *Local) Close(context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var errs []error
+	for root := range l.leftover {
+		if err := removeTree(root); err != nil {
+			errs = append(errs, fmt.Errorf("%s: remove %s: %w", NotIsolated, root, err))
+			continue
+		}
+		delete(l.leftover, root)
+	}
+	return errors.Join(errs...)
+}
+
+func prepareLocal(spec Spec, lay Layout) error {
 	if err := copyTree(spec.Workspace, lay.Workspace); err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrCopyIn, spec.Name, err)
 	}
@@ -93,8 +127,8 @@ func prepareLocal(spec Spec, lay layout) error {
 	return nil
 }
 
-func (l *Local) execute(ctx context.Context, spec Spec, lim Limits, lay layout, res *Result) error {
-	argv := lay.expand(spec.Command)
+func (l *Local) execute(ctx context.Context, spec Spec, lim Limits, lay Layout, res *Result) error {
+	argv := lay.Expand(spec.Command)
 	bin, err := lookSafePath(argv[0])
 	if err != nil {
 		return fmt.Errorf("%s: %s: %w", NotIsolated, spec.Name, err)
@@ -103,11 +137,11 @@ func (l *Local) execute(ctx context.Context, spec Spec, lim Limits, lay layout, 
 	defer cancel()
 	cmd := exec.CommandContext(dctx, bin, argv[1:]...)
 	cmd.Args[0] = argv[0]
-	cmd.Dir, cmd.Env = lay.Workspace, lay.environ(spec.Env)
+	cmd.Dir, cmd.Env = lay.Workspace, lay.Environ(spec.Env)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = l.KillGrace
-	stdout, stderr := newCapWriter(lim.OutputBytes), newCapWriter(lim.OutputBytes)
+	stdout, stderr := NewCapWriter(lim.OutputBytes), NewCapWriter(lim.OutputBytes)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, stdout, stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -116,7 +150,7 @@ func (l *Local) execute(ctx context.Context, spec Spec, lim Limits, lay layout, 
 	werr := cmd.Wait()
 	res.Wall = time.Since(start)
 	_ = killGroup(cmd) // stragglers that outlived the command go too
-	res.Stdout, res.Stderr = stdout.capture(), stderr.capture()
+	res.Stdout, res.Stderr = stdout.Capture(), stderr.Capture()
 	return l.settle(ctx, dctx, cmd, werr, res)
 }
 

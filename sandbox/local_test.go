@@ -164,3 +164,24 @@ func TestLocalCommandFromSafePathOnly(t *testing.T) {
 		t.Errorf("a command found only on the grader's PATH ran: err = %v", err)
 	}
 }
+
+func TestLocalLeavesNoDirectoryAndCloseRetriesLeftovers(t *testing.T) {
+	l, _ := newTestLocal(t)
+	l.TempDir = t.TempDir()
+	spec := localSpec(t, "sh", "-c", `mkdir -p sub/deep && touch sub/deep/f && chmod 0 sub/deep sub`)
+	if _, err := l.Run(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(l.TempDir); len(left) != 0 {
+		t.Errorf("Run left %d directories in %s", len(left), l.TempDir)
+	}
+	// A directory Run could not remove is kept for Close, which tries again.
+	stuck := writeFiles(t, map[string]string{"a/b": "x"})
+	l.leftover = map[string]bool{stuck: true}
+	if err := l.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stuck); !os.IsNotExist(err) {
+		t.Errorf("Close left %s: %v", stuck, err)
+	}
+}

@@ -21,14 +21,11 @@ type Recipe struct {
 	Mirror string
 }
 
-// Labels on built images.
-const (
-	LabelRecipeDigest = "tender.recipe.digest"
-	LabelRecipeName   = "tender.recipe.name"
-)
+// VerifierUser is the uid:gid every check runs as, and the user of every built image.
+const VerifierUser = "65532:65532"
 
-// recipeFormat changes whenever the way an image is built changes, so old images rebuild.
-const recipeFormat = "tender-recipe/1"
+// RecipeFormat changes whenever the way an image is built changes, so old images rebuild.
+const RecipeFormat = "tender-recipe/1"
 
 // Built-in images. Their recipes need only debootstrap and the machine's apt mirror.
 const (
@@ -73,13 +70,14 @@ func (r Recipe) Digest() string {
 	b, _ := json.Marshal(struct {
 		Format, Suite, Variant string
 		Packages, Changes      []string
-	}{recipeFormat, r.Suite, r.Variant, pk, r.changes()})
+	}{RecipeFormat, r.Suite, r.Variant, pk, r.Changes()})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
 
-// changes are the Dockerfile instructions applied at import.
-func (r Recipe) changes() []string {
+// Changes are the image settings, as Dockerfile instructions, applied when the rootfs is
+// imported. They are part of the digest.
+func (r Recipe) Changes() []string {
 	c := []string{
 		"USER " + VerifierUser,
 		"WORKDIR /workspace",
@@ -92,7 +90,8 @@ func (r Recipe) changes() []string {
 	return append(c, `CMD ["sleep", "infinity"]`)
 }
 
-func (r Recipe) ref() string {
+// Ref is the image reference with its tag (":latest" unless Name has one).
+func (r Recipe) Ref() string {
 	if strings.Contains(r.Name[strings.LastIndex(r.Name, "/")+1:], ":") {
 		return r.Name
 	}

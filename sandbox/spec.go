@@ -1,32 +1,17 @@
 package sandbox
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
-)
-
-// Backend runs one check. Run returns an error only when the infrastructure failed; a check
-// that fails, runs out of memory or times out is a Result.
-type Backend interface {
-	Name() string
-	Run(ctx context.Context, spec Spec) (*Result, error)
-}
-
-var (
-	_ Backend = (*Docker)(nil)
-	_ Backend = (*Local)(nil)
 )
 
 // Spec describes one check. Backends expand the tokens {workspace}, {tender}, {junit} and
 // {assets} inside Command elements (a plain string replace, no shell) and export them as
 // TENDER_WORKSPACE, TENDER_DIR, TENDER_JUNIT and TENDER_ASSETS.
 type Spec struct {
-	RunID     string            // label value tender.run=<RunID>; also used by Sweep and RemoveRun
+	RunID     string            // labels the run's verifiers, e.g. the container label tender.run
 	Name      string            // e.g. "pairid/target", for logs and container names
 	Image     string            // Docker only
 	Workspace string            // host directory streamed (never mounted) to {workspace}
@@ -46,103 +31,17 @@ type Limits struct {
 	OutputBytes int64 // cap per stream: head and tail kept, total counted
 }
 
-// DefaultLimits fill the zero fields of a Spec's Limits.
-var DefaultLimits = Limits{
-	Timeout:     10 * time.Minute,
-	CPUs:        1,
-	Memory:      2 << 30,
-	Pids:        512,
-	DiskBytes:   1 << 30,
-	OutputBytes: 1 << 20,
-}
-
-// MaxJUnitBytes caps the JUnit report read back from a check.
-const MaxJUnitBytes = 32 << 20
-
-// Result is what one check did.
-type Result struct {
-	ExitCode       int
-	Stdout, Stderr Capture
-	JUnit          []byte // nil when the runner wrote no report, or it exceeded MaxJUnitBytes
-	JUnitTooLarge  bool   // the report existed but exceeded MaxJUnitBytes
-	Wall           time.Duration
-	PeakMemory     int64 // bytes, 0 when the engine does not report it
-	OOMKilled      bool
-	TimedOut       bool
-	PidsLimitHit   bool // a fork failed because the pids limit was reached
-	DiskFull       bool // a tmpfs reached its size cap
-	ImageID        string
-	Backend        string // "docker" or "local"
-	Isolated       bool   // false for the local backend
-	Notice         string // "local backend: not isolated" for the local backend
-}
-
-// Outcome names the result in one word, with OOM and timeout kept apart from a plain failure.
-func (r *Result) Outcome() string {
-	switch {
-	case r.TimedOut:
-		return "timeout"
-	case r.OOMKilled:
-		return "oom"
-	case r.ExitCode == 0:
-		return "exited_0"
-	default:
-		return fmt.Sprintf("exited_%d", r.ExitCode)
+// DefaultLimits fill the zero fields of a Spec's Limits. It is a function, not a variable,
+// so no importer can change the defaults of every other caller.
+func DefaultLimits() Limits {
+	return Limits{
+		Timeout:     10 * time.Minute,
+		CPUs:        1,
+		Memory:      2 << 30,
+		Pids:        512,
+		DiskBytes:   1 << 30,
+		OutputBytes: 1 << 20,
 	}
-}
-
-// ErrBadSpec marks a Spec the caller must fix.
-var ErrBadSpec = errors.New("invalid sandbox spec")
-
-// SafePath is the only PATH a verifier sees.
-const SafePath = "/usr/local/bin:/usr/bin:/bin"
-
-// layout is where the tokens point inside one backend.
-type layout struct {
-	Workspace, Tender, JUnit, Assets, Home string
-}
-
-func layoutUnder(workspace, tender string) layout {
-	return layout{
-		Workspace: workspace,
-		Tender:    tender,
-		JUnit:     tender + "/out/junit.xml",
-		Assets:    tender + "/assets",
-		Home:      tender + "/home",
-	}
-}
-
-// expand replaces the tokens in every argv element. It is a plain replace: no shell, no
-// globbing, no other variables.
-func (l layout) expand(argv []string) []string {
-	r := strings.NewReplacer("{workspace}", l.Workspace, "{tender}", l.Tender, "{junit}", l.JUnit, "{assets}", l.Assets)
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		out[i] = r.Replace(a)
-	}
-	return out
-}
-
-// environ is the complete environment of the command: a safe PATH and HOME, the TENDER_*
-// variables, and the suite's own variables, sorted. Nothing comes from the host.
-func (l layout) environ(extra map[string]string) []string {
-	env := []string{
-		"PATH=" + SafePath,
-		"HOME=" + l.Home,
-		"TENDER_WORKSPACE=" + l.Workspace,
-		"TENDER_DIR=" + l.Tender,
-		"TENDER_JUNIT=" + l.JUnit,
-		"TENDER_ASSETS=" + l.Assets,
-	}
-	keys := make([]string, 0, len(extra))
-	for k := range extra {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		env = append(env, k+"="+extra[k])
-	}
-	return env
 }
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -150,7 +49,9 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // reservedEnv are set by the backend and may not be overridden by a suite.
 var reservedEnv = map[string]bool{"PATH": true, "HOME": true}
 
-func (s Spec) validate() error {
+// Validate checks what every backend needs before it starts anything. Errors wrap
+// ErrBadSpec.
+func (s Spec) Validate() error {
 	if len(s.Command) == 0 || s.Command[0] == "" {
 		return fmt.Errorf("%w: %s: command is empty", ErrBadSpec, s.Name)
 	}
@@ -198,8 +99,9 @@ func AllowEnv(names []string, lookup func(string) (string, bool)) (map[string]st
 	return out, nil
 }
 
-func (l Limits) withDefaults() Limits {
-	d := DefaultLimits
+// WithDefaults fills the zero fields from DefaultLimits.
+func (l Limits) WithDefaults() Limits {
+	d := DefaultLimits()
 	if l.Timeout > 0 {
 		d.Timeout = l.Timeout
 	}

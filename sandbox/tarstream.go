@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"archive/tar"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -12,21 +11,17 @@ import (
 	"time"
 )
 
-// ErrUnsafeTree means a directory to be streamed into a verifier holds something other than
-// regular files and directories.
-var ErrUnsafeTree = errors.New("directory holds a symlink or special file")
-
-// tarEntry is one directory to stream, and the name it gets inside the archive.
-type tarEntry struct {
-	Dir    string // host directory; empty means only create Prefix
-	Prefix string // e.g. "workspace" or "tender"
-	Extra  []string
+// TarEntry is one directory to stream, and the name it gets inside the archive.
+type TarEntry struct {
+	Dir    string   // host directory; empty means only create Prefix and Extra
+	Prefix string   // e.g. "workspace" or "tender"
+	Extra  []string // empty directories to create under Prefix, e.g. "out"
 }
 
-// writeTree streams regular files and directories only. Symlinks and special files are
-// refused, never followed, so nothing outside the tree is ever read. Owners are not kept:
-// the extracting process is the unprivileged verifier user.
-func writeTree(w io.Writer, entries []tarEntry) error {
+// WriteTar streams regular files and directories only. Symlinks and special files are
+// refused with ErrUnsafeTree, never followed, so nothing outside the tree is ever read.
+// Owners are not kept: the extracting process is the unprivileged verifier user.
+func WriteTar(w io.Writer, entries []TarEntry) error {
 	tw := tar.NewWriter(w)
 	for _, e := range entries {
 		for _, d := range e.Extra {

@@ -18,6 +18,7 @@ import (
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/bundle"
 	"github.com/tender-grader/tender/sandbox"
+	"github.com/tender-grader/tender/sandbox/docker"
 )
 
 const gradeUsage = "grade SUITE [--out DIR] [--concurrency N] [--repo ID=PATH]... [--shard k/n] [--resume DIR] [--signing-key FILE] [--trust-local-execution]"
@@ -79,24 +80,17 @@ func gradeSuite(ctx context.Context, inv *invocation, dir string, f gradeFlags) 
 	if err != nil {
 		return err
 	}
-	backend, cleanup, err := openBackend(ctx, inv, f.trustLocal, s.Verifier.Image)
+	backend, err := openBackend(ctx, inv, f.trustLocal, s.Verifier.Image)
 	if err != nil {
 		return err
 	}
-	defer cleanup()
+	defer closeBackend(ctx, inv, backend)
 	runID := newRunID()
 	g := &gradeRun{inv: inv, suite: s, out: out, start: time.Now()}
 	results, err := g.grade(ctx, grader.Options{
 		Backend: backend, Concurrency: f.concurrency, RunID: runID, Pinned: f.pinned, Shard: shard,
 		Skip: skip, LogDir: out, Getenv: inv.Getenv,
 	})
-	if d, ok := backend.(*sandbox.Docker); ok {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		if rerr := d.RemoveRun(cctx, runID); rerr != nil {
-			fmt.Fprintln(inv.Stderr, "tender: removing the run's containers:", rerr)
-		}
-		cancel()
-	}
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintf(inv.Stderr, "tender: interrupted; finished pairs are in %s/results.jsonl; continue with --resume %s\n", out, out)
@@ -179,15 +173,14 @@ func prepareOut(f gradeFlags) (string, map[string]report.PairResult, error) {
 }
 
 // openBackend opens the verifier backend: Docker by default, the local one only when trusted.
-func openBackend(ctx context.Context, inv *invocation, trustLocal bool, image string) (sandbox.Backend, func(), error) {
+func openBackend(ctx context.Context, inv *invocation, trustLocal bool, image string) (sandbox.Backend, error) {
 	if trustLocal {
 		fmt.Fprintln(inv.Stderr, "tender: --trust-local-execution: verifiers run as local subprocesses. local backend: not isolated")
-		l, err := sandbox.NewLocal(true)
-		return l, func() {}, err
+		return sandbox.NewLocal(true)
 	}
-	d, err := sandbox.NewDocker(ctx)
+	d, err := docker.New(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("the Docker engine is needed for the default backend: %w", err)
+		return nil, fmt.Errorf("the Docker engine is needed for the default backend: %w", err)
 	}
 	if removed, err := d.Sweep(ctx); err != nil {
 		fmt.Fprintln(inv.Stderr, "tender: sweeping containers of dead runs:", err)
@@ -195,10 +188,17 @@ func openBackend(ctx context.Context, inv *invocation, trustLocal bool, image st
 		fmt.Fprintf(inv.Stderr, "tender: removed %d container(s) left by dead runs\n", len(removed))
 	}
 	if _, err := d.EnsureImage(ctx, image, inv.Stderr); err != nil {
-		d.Close()
-		return nil, nil, fmt.Errorf("verifier image %s: %w", image, err)
+		d.Close(ctx)
+		return nil, fmt.Errorf("verifier image %s: %w", image, err)
 	}
-	return d, func() { d.Close() }, nil
+	return d, nil
+}
+
+// closeBackend removes what the backend started, even after an interrupt.
+func closeBackend(ctx context.Context, inv *invocation, b sandbox.Backend) {
+	if err := b.Close(ctx); err != nil {
+		fmt.Fprintln(inv.Stderr, "tender: cleaning up the verifiers:", err)
+	}
 }
 
 func newRunID() string {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tender-grader/tender/report/bundle"
 	"github.com/tender-grader/tender/sandbox"
+	"github.com/tender-grader/tender/sandbox/docker"
 )
 
 func cmdImage(ctx context.Context, inv *invocation, args []string) error {
@@ -22,11 +23,11 @@ func cmdImage(ctx context.Context, inv *invocation, args []string) error {
 	if _, ok := sandbox.BuiltinRecipe(*image); !ok {
 		return usageError("--image %s is not a built-in recipe; use tender-verifier/pytest or tender-verifier/go", *image)
 	}
-	d, err := sandbox.NewDocker(ctx)
+	d, err := docker.New(ctx)
 	if err != nil {
 		return err
 	}
-	defer d.Close()
+	defer d.Close(ctx)
 	id, err := d.EnsureImage(ctx, *image, inv.Stderr)
 	if err != nil {
 		return err
@@ -44,11 +45,11 @@ func cmdGC(ctx context.Context, inv *invocation, args []string) error {
 	if len(pos) != 0 {
 		return usageError("gc takes no arguments")
 	}
-	d, err := sandbox.NewDocker(ctx)
+	d, err := docker.New(ctx)
 	if err != nil {
 		return err
 	}
-	defer d.Close()
+	defer d.Close(ctx)
 	removed, err := d.Sweep(ctx)
 	for _, id := range removed {
 		fmt.Fprintln(inv.Stdout, "removed", id)

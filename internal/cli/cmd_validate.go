@@ -36,11 +36,11 @@ func cmdValidate(ctx context.Context, inv *invocation, args []string) error {
 	if !*runInstances {
 		return nil
 	}
-	backend, cleanup, err := openBackend(ctx, inv, *trustLocal, s.Verifier.Image)
+	backend, err := openBackend(ctx, inv, *trustLocal, s.Verifier.Image)
 	if err != nil {
 		return err
 	}
-	defer cleanup()
+	defer closeBackend(ctx, inv, backend)
 	reports, err := grader.ValidateInstances(ctx, s, grader.Options{Backend: backend, Concurrency: runtime.NumCPU(), RunID: newRunID(), Getenv: inv.Getenv})
 	broken := 0
 	for _, r := range reports {

@@ -1,16 +1,19 @@
-package sandbox
+package docker
 
 import (
 	"context"
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/volume"
+
+	"github.com/tender-grader/tender/sandbox"
 )
 
 func TestPropertySIGINTLeavesNoContainer(t *testing.T) {
@@ -48,11 +51,11 @@ func TestPropertySIGKILLedRunSweptAtNextStart(t *testing.T) {
 	}
 
 	// The next start sweeps it, as `tender gc` does.
-	next, err := NewDocker(context.Background())
+	next, err := New(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer next.Close()
+	defer next.Close(context.Background())
 	removed, err = next.Sweep(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +71,7 @@ func TestSweepLeavesOtherHostsAlone(t *testing.T) {
 	other := owner{Host: "some-other-host", Boot: engine.self.Boot, Pid: 1, Start: "1"}
 	ctx := context.Background()
 	created, err := engine.cli.ContainerCreate(ctx, &container.Config{
-		Image: ImagePytest, Entrypoint: []string{"true"}, Labels: other.labels(runID, "foreign"),
+		Image: sandbox.ImagePytest, Entrypoint: []string{"true"}, Labels: other.labels(runID, "foreign", "other-session"),
 	}, &container.HostConfig{NetworkMode: "none"}, nil, nil, "")
 	if err != nil {
 		t.Fatal(err)
@@ -89,11 +92,11 @@ func TestSweepVolumesOfDeadRunsOnly(t *testing.T) {
 	me := engine.self
 	deadOwner := owner{Host: me.Host, Boot: me.Boot, Pid: 1 << 22, Start: "1"}
 	runID := testRunID(t)
-	deadVol, err := engine.cli.VolumeCreate(ctx, volume.CreateOptions{Name: runID + "-dead", Labels: deadOwner.labels(runID, "v")})
+	deadVol, err := engine.cli.VolumeCreate(ctx, volume.CreateOptions{Name: runID + "-dead", Labels: deadOwner.labels(runID, "v", "dead-session")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	liveVol, err := engine.cli.VolumeCreate(ctx, volume.CreateOptions{Name: runID + "-live", Labels: me.labels(runID, "v")})
+	liveVol, err := engine.cli.VolumeCreate(ctx, volume.CreateOptions{Name: runID + "-live", Labels: me.labels(runID, "v", engine.session)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,22 +116,39 @@ func TestSweepVolumesOfDeadRunsOnly(t *testing.T) {
 	}
 }
 
-func TestRemoveRunRemovesEveryContainerOfTheRun(t *testing.T) {
+func TestCloseRemovesEveryContainerItStarted(t *testing.T) {
+	// Two backends share a run ID; closing one removes its own containers, even ones its
+	// Run never saw finish, and leaves the other's alone. Close works on a cancelled context.
 	ctx := context.Background()
 	runID := testRunID(t)
-	for i := range 2 {
+	t.Cleanup(func() { removeRun(runID) })
+	mine, err := New(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := func(d *Backend, name string) {
+		t.Helper()
 		_, err := engine.cli.ContainerCreate(ctx, &container.Config{
-			Image: ImagePytest, Entrypoint: []string{"true"}, Labels: engine.self.labels(runID, "c"),
-		}, &container.HostConfig{NetworkMode: "none"}, nil, nil, containerName(fmt.Sprint("removerun-", i)))
+			Image: sandbox.ImagePytest, Entrypoint: []string{"true"}, Labels: d.self.labels(runID, name, d.session),
+		}, &container.HostConfig{NetworkMode: "none"}, nil, nil, containerName(name))
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	if left, _ := engine.Containers(ctx, runID); len(left) != 2 {
-		t.Fatalf("want 2 containers, got %v", left)
+	for i := range 2 {
+		create(mine, fmt.Sprint("close-mine-", i))
 	}
-	if err := engine.RemoveRun(ctx, runID); err != nil {
+	create(engine, "close-other")
+	if left, _ := engine.Containers(ctx, runID); len(left) != 3 {
+		t.Fatalf("want 3 containers, got %v", left)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := mine.Close(cancelled); err != nil {
 		t.Fatal(err)
 	}
-	assertRunGone(t, runID)
+	left, err := engine.Containers(ctx, runID)
+	if err != nil || len(left) != 1 || !strings.HasPrefix(left[0], "tender-close-other-") {
+		t.Errorf("after Close, want only the other backend's container, got %v (%v)", left, err)
+	}
 }

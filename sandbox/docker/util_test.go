@@ -1,4 +1,4 @@
-package sandbox
+package docker
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tender-grader/tender/sandbox"
 )
 
 // testRunID is unique per test, so assertions about "no container of the run" are exact.
@@ -37,23 +39,23 @@ func writeFiles(t testing.TB, files map[string]string) string {
 }
 
 // testSpec is a small, tightly limited check in the pytest image.
-func testSpec(t testing.TB, command ...string) Spec {
+func testSpec(t testing.TB, command ...string) sandbox.Spec {
 	runID := testRunID(t)
-	t.Cleanup(func() { _ = engine.RemoveRun(context.Background(), runID) })
-	return Spec{
+	t.Cleanup(func() { removeRun(runID) })
+	return sandbox.Spec{
 		RunID:     runID,
 		Name:      t.Name(),
-		Image:     ImagePytest,
+		Image:     sandbox.ImagePytest,
 		Workspace: writeFiles(t, map[string]string{"README": "workspace\n"}),
 		Command:   command,
-		Limits: Limits{
+		Limits: sandbox.Limits{
 			Timeout: 2 * time.Minute, CPUs: 1, Memory: 256 << 20, Pids: 128,
 			DiskBytes: 32 << 20, OutputBytes: 64 << 10,
 		},
 	}
 }
 
-func runDocker(t testing.TB, spec Spec) *Result {
+func runDocker(t testing.TB, spec sandbox.Spec) *sandbox.Result {
 	t.Helper()
 	res, err := engine.Run(context.Background(), spec)
 	if err != nil {
@@ -73,6 +75,13 @@ func assertRunGone(t testing.TB, runID string) {
 	if len(left) > 0 {
 		t.Errorf("containers of run %s left behind: %v", runID, left)
 	}
+}
+
+// removeRun clears whatever a test of runID left behind.
+func removeRun(runID string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_ = engine.removeLabelled(ctx, LabelRun+"="+runID)
 }
 
 func sh(script string) []string { return []string{"sh", "-c", script} }

@@ -1,4 +1,4 @@
-package sandbox
+package docker
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tender-grader/tender/sandbox"
 )
 
 func TestDockerStreamsWorkspaceAndSupport(t *testing.T) {
@@ -43,7 +45,7 @@ func TestDockerNoHostPathMounted(t *testing.T) {
 			t.Errorf("no mount at%s:\n%s", m, info)
 		}
 	}
-	hc := hostConfig(DefaultLimits)
+	hc := hostConfig(sandbox.DefaultLimits())
 	if len(hc.Binds) != 0 || len(hc.Mounts) != 0 || len(hc.VolumesFrom) != 0 {
 		t.Errorf("host config mounts something: binds %v mounts %v", hc.Binds, hc.Mounts)
 	}
@@ -88,8 +90,8 @@ func TestDockerRefusesBadInput(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := engine.Run(context.Background(), spec)
-		if !errors.Is(err, ErrUnsafeTree) || !errors.Is(err, ErrCopyIn) {
-			t.Errorf("err = %v, want ErrUnsafeTree", err)
+		if !errors.Is(err, sandbox.ErrUnsafeTree) || !errors.Is(err, sandbox.ErrCopyIn) {
+			t.Errorf("err = %v, want sandbox.ErrUnsafeTree", err)
 		}
 		assertRunGone(t, spec.RunID)
 	})
@@ -108,16 +110,16 @@ func TestDockerRefusesBadInput(t *testing.T) {
 		}
 		spec.Limits.DiskBytes = 1 << 20
 		_, err := engine.Run(context.Background(), spec)
-		if !errors.Is(err, ErrCopyIn) {
-			t.Errorf("err = %v, want ErrCopyIn", err)
+		if !errors.Is(err, sandbox.ErrCopyIn) {
+			t.Errorf("err = %v, want sandbox.ErrCopyIn", err)
 		}
 		assertRunGone(t, spec.RunID)
 	})
 	t.Run("reserved variable", func(t *testing.T) {
 		spec := testSpec(t, "true")
 		spec.Env = map[string]string{"TENDER_JUNIT": "/workspace/forged.xml"}
-		if _, err := engine.Run(context.Background(), spec); !errors.Is(err, ErrBadSpec) {
-			t.Errorf("err = %v, want ErrBadSpec", err)
+		if _, err := engine.Run(context.Background(), spec); !errors.Is(err, sandbox.ErrBadSpec) {
+			t.Errorf("err = %v, want sandbox.ErrBadSpec", err)
 		}
 	})
 }

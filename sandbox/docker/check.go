@@ -1,4 +1,4 @@
-package sandbox
+package docker
 
 import (
 	"bufio"
@@ -14,13 +14,15 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
+
+	"github.com/tender-grader/tender/sandbox"
 )
 
 // runCommand runs the check's command with its deadline. At the deadline the whole container
 // is killed (there is no API to kill one exec), which also ends the output stream.
-func (d *Docker) runCommand(ctx context.Context, b *box, spec Spec, lim Limits, res *Result) error {
-	stdout, stderr := newCapWriter(lim.OutputBytes), newCapWriter(lim.OutputBytes)
-	e, err := d.startExec(ctx, b, dockerLayout.expand(spec.Command), dockerLayout.environ(spec.Env))
+func (d *Backend) runCommand(ctx context.Context, b *box, spec sandbox.Spec, lim sandbox.Limits, res *sandbox.Result) error {
+	stdout, stderr := sandbox.NewCapWriter(lim.OutputBytes), sandbox.NewCapWriter(lim.OutputBytes)
+	e, err := d.startExec(ctx, b, boxLayout.Expand(spec.Command), boxLayout.Environ(spec.Env))
 	if err != nil {
 		return err
 	}
@@ -41,7 +43,7 @@ func (d *Docker) runCommand(ctx context.Context, b *box, spec Spec, lim Limits, 
 	}
 	e.conn.Close()
 	<-done
-	res.Stdout, res.Stderr = stdout.capture(), stderr.capture()
+	res.Stdout, res.Stderr = stdout.Capture(), stderr.Capture()
 	if err != nil {
 		return err
 	}
@@ -62,7 +64,7 @@ func (d *Docker) runCommand(ctx context.Context, b *box, spec Spec, lim Limits, 
 
 // await returns true when the command ended, false when the deadline passed (the caller
 // kills the container), and an error when ctx was cancelled (the caller removes it).
-func (d *Docker) await(ctx context.Context, b *box, e *execution, done <-chan struct{}, timeout time.Duration) (bool, error) {
+func (d *Backend) await(ctx context.Context, b *box, e *execution, done <-chan struct{}, timeout time.Duration) (bool, error) {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	poll := time.NewTicker(250 * time.Millisecond)
@@ -85,7 +87,7 @@ func (d *Docker) await(ctx context.Context, b *box, e *execution, done <-chan st
 
 // drain waits a moment for the output to close after the process exited. A background
 // child may hold the pipe open; the check has still ended.
-func (d *Docker) drain(done <-chan struct{}) bool {
+func (d *Backend) drain(done <-chan struct{}) bool {
 	select {
 	case <-done:
 	case <-time.After(streamDrain):
@@ -96,7 +98,7 @@ func (d *Docker) drain(done <-chan struct{}) bool {
 // collect reads what the container's cgroup says about the finished command, and the JUnit
 // report, in one exec. (The engine's one-shot stats cost about 270 ms on this engine; they
 // are only the fallback.)
-func (d *Docker) collect(ctx context.Context, b *box, lim Limits, res *Result) error {
+func (d *Backend) collect(ctx context.Context, b *box, lim sandbox.Limits, res *sandbox.Result) error {
 	if err := d.readBack(ctx, b, lim, res); err != nil {
 		return err
 	}
@@ -116,7 +118,7 @@ func nearLimit(pids, limit int64) bool { return limit > 0 && pids*10 >= limit*9 
 
 // stats returns the cgroup's max memory usage as the engine reports it (cgroup v1; 0
 // otherwise) and the current number of pids.
-func (d *Docker) stats(ctx context.Context, b *box) (peak int64, pids int64) {
+func (d *Backend) stats(ctx context.Context, b *box) (peak int64, pids int64) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	st, err := d.cli.ContainerStatsOneShot(ctx, b.id)
@@ -154,7 +156,7 @@ exec cat -- "$1"`
 // report path leaves JUnit nil, which the grader treats as a missing report. Processes the
 // command left behind may hold every pid, so a read-back that could not start its own
 // processes is retried a few times, sampling the engine's pids count in between.
-func (d *Docker) readBack(ctx context.Context, b *box, lim Limits, res *Result) error {
+func (d *Backend) readBack(ctx context.Context, b *box, lim sandbox.Limits, res *sandbox.Result) error {
 	for attempt := 1; ; attempt++ {
 		ok, err := d.readBackOnce(ctx, b, res)
 		if ok || err != nil {
@@ -176,12 +178,12 @@ func (d *Docker) readBack(ctx context.Context, b *box, lim Limits, res *Result) 
 }
 
 // readBackOnce reports false when the script could not start or print its counters.
-func (d *Docker) readBackOnce(ctx context.Context, b *box, res *Result) (bool, error) {
-	report := &limitBuffer{limit: MaxJUnitBytes}
-	counters := newCapWriter(64 << 10)
-	argv := []string{"sh", "-c", readBackScript, "read-back", dockerLayout.JUnit}
+func (d *Backend) readBackOnce(ctx context.Context, b *box, res *sandbox.Result) (bool, error) {
+	report := &limitBuffer{limit: sandbox.MaxJUnitBytes}
+	counters := sandbox.NewCapWriter(64 << 10)
+	argv := []string{"sh", "-c", readBackScript, "read-back", boxLayout.JUnit}
 	code, err := d.runSmall(ctx, b, argv, report, counters, 30*time.Second)
-	text := counters.capture().String()
+	text := counters.Capture().String()
 	if ctx.Err() != nil {
 		return false, err
 	}

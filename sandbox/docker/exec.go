@@ -1,4 +1,4 @@
-package sandbox
+package docker
 
 import (
 	"bufio"
@@ -12,10 +12,9 @@ import (
 	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
-)
 
-// ErrCopyIn means the workspace could not be written into the verifier.
-var ErrCopyIn = errors.New("copy into verifier failed")
+	"github.com/tender-grader/tender/sandbox"
+)
 
 // execution is one started exec with its hijacked stream.
 type execution struct {
@@ -23,9 +22,9 @@ type execution struct {
 	conn types.HijackedResponse
 }
 
-func (d *Docker) startExec(ctx context.Context, b *box, argv, env []string) (*execution, error) {
+func (d *Backend) startExec(ctx context.Context, b *box, argv, env []string) (*execution, error) {
 	created, err := d.cli.ContainerExecCreate(ctx, b.id, container.ExecOptions{
-		User: VerifierUser, Cmd: argv, Env: env, WorkingDir: dockerLayout.Workspace,
+		User: sandbox.VerifierUser, Cmd: argv, Env: env, WorkingDir: boxLayout.Workspace,
 		AttachStdout: true, AttachStderr: true,
 	})
 	if err != nil {
@@ -39,7 +38,7 @@ func (d *Docker) startExec(ctx context.Context, b *box, argv, env []string) (*ex
 }
 
 // exitCode asks the engine how the exec ended; running is true when it has not.
-func (d *Docker) exitCode(ctx context.Context, e *execution) (code int, running bool, err error) {
+func (d *Backend) exitCode(ctx context.Context, e *execution) (code int, running bool, err error) {
 	in, err := d.cli.ContainerExecInspect(ctx, e.id)
 	if err != nil {
 		return -1, false, fmt.Errorf("%w: inspect exec: %w", ErrEngine, err)
@@ -49,10 +48,10 @@ func (d *Docker) exitCode(ctx context.Context, e *execution) (code int, running 
 
 // runSmall runs a short helper command to completion, bounded by timeout, and returns its
 // exit code. Output beyond what the writers accept is dropped.
-func (d *Docker) runSmall(ctx context.Context, b *box, argv []string, stdout, stderr io.Writer, timeout time.Duration) (int, error) {
+func (d *Backend) runSmall(ctx context.Context, b *box, argv []string, stdout, stderr io.Writer, timeout time.Duration) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	e, err := d.startExec(ctx, b, argv, []string{"PATH=" + SafePath})
+	e, err := d.startExec(ctx, b, argv, []string{"PATH=" + sandbox.SafePath})
 	if err != nil {
 		return -1, err
 	}
@@ -79,7 +78,7 @@ func (d *Docker) runSmall(ctx context.Context, b *box, argv []string, stdout, st
 }
 
 // waitExit polls briefly: the engine may report the exit a moment after the stream ends.
-func (d *Docker) waitExit(ctx context.Context, e *execution) (int, bool, error) {
+func (d *Backend) waitExit(ctx context.Context, e *execution) (int, bool, error) {
 	for i := 0; ; i++ {
 		code, running, err := d.exitCode(ctx, e)
 		if err != nil || !running || i == 50 {
@@ -96,7 +95,7 @@ func (d *Docker) waitExit(ctx context.Context, e *execution) (int, bool, error) 
 // receive attaches to the new container, starts it and streams the workspace to /workspace
 // and the support tree to /tender into its main process. The engine's copy API cannot write
 // to a tmpfs under a read-only root, and no host path is ever mounted.
-func (d *Docker) receive(ctx context.Context, b *box, spec Spec) error {
+func (d *Backend) receive(ctx context.Context, b *box, spec sandbox.Spec) error {
 	conn, err := d.cli.ContainerAttach(ctx, b.id, container.AttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
 	if err != nil {
 		return fmt.Errorf("%w: attach to %s: %w", ErrEngine, b.name, err)
@@ -106,7 +105,7 @@ func (d *Docker) receive(ctx context.Context, b *box, spec Spec) error {
 		return fmt.Errorf("%w: start container for %s: %w", ErrEngine, spec.Name, err)
 	}
 	marker := &markerWriter{seen: make(chan string, 1)}
-	stderr := newCapWriter(8 << 10)
+	stderr := sandbox.NewCapWriter(8 << 10)
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
@@ -125,30 +124,30 @@ func (d *Docker) receive(ctx context.Context, b *box, spec Spec) error {
 	return copyOutcome(b, spec, got, <-treeErr, stderr, ctx.Err())
 }
 
-func copyOutcome(b *box, spec Spec, marker string, treeErr error, stderr *capWriter, ctxErr error) error {
+func copyOutcome(b *box, spec sandbox.Spec, marker string, treeErr error, stderr *sandbox.CapWriter, ctxErr error) error {
 	switch {
 	case treeErr != nil && !errors.Is(treeErr, errSink):
-		return fmt.Errorf("%w: %s: %w", ErrCopyIn, spec.Name, treeErr)
+		return fmt.Errorf("%w: %s: %w", sandbox.ErrCopyIn, spec.Name, treeErr)
 	case marker == copyDone:
 		return nil
 	case marker == copyFailed:
-		return fmt.Errorf("%w: tar in %s failed (is the workspace larger than the disk limit?): %s", ErrCopyIn, b.name, stderr.capture())
+		return fmt.Errorf("%w: tar in %s failed (is the workspace larger than the disk limit?): %s", sandbox.ErrCopyIn, b.name, stderr.Capture())
 	case ctxErr != nil:
-		return fmt.Errorf("%w: streaming into %s: %w", ErrCopyIn, b.name, ctxErr)
+		return fmt.Errorf("%w: streaming into %s: %w", sandbox.ErrCopyIn, b.name, ctxErr)
 	default:
-		return fmt.Errorf("%w: %s ended before unpacking the workspace: %s", ErrCopyIn, b.name, stderr.capture())
+		return fmt.Errorf("%w: %s ended before unpacking the workspace: %s", sandbox.ErrCopyIn, b.name, stderr.Capture())
 	}
 }
 
 // feedTree writes the tar stream and half-closes stdin so tar sees the end.
-func feedTree(conn types.HijackedResponse, spec Spec) error {
-	entries := []tarEntry{
+func feedTree(conn types.HijackedResponse, spec sandbox.Spec) error {
+	entries := []sandbox.TarEntry{
 		{Dir: spec.Workspace, Prefix: "workspace"},
 		{Dir: spec.Support, Prefix: "tender", Extra: []string{"out", "home"}},
 	}
 	sink := &errWriter{w: conn.Conn}
 	buf := bufio.NewWriterSize(sink, 256<<10) // a few large writes, not two per file
-	err := writeTree(buf, entries)
+	err := sandbox.WriteTar(buf, entries)
 	if err == nil {
 		err = buf.Flush()
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package docker
 
 import (
 	"context"
@@ -12,14 +12,13 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
+
+	"github.com/tender-grader/tender/sandbox"
 )
 
-// VerifierUser is the uid:gid every check runs as.
-const VerifierUser = "65532:65532"
-
-// dockerLayout is where the tokens point inside a container. The JUnit file lives under
+// boxLayout is where the tokens point inside a container. The JUnit file lives under
 // /tender, outside the workspace the candidate's tree was written to.
-var dockerLayout = layoutUnder("/workspace", "/tender")
+var boxLayout = sandbox.NewLayout("/workspace", "/tender")
 
 // box is one started container.
 type box struct {
@@ -28,20 +27,20 @@ type box struct {
 
 // Run creates a new container for spec, streams the workspace in, runs the command under the
 // deadline, collects the results and removes the container, whatever happened.
-func (d *Docker) Run(ctx context.Context, spec Spec) (*Result, error) {
-	if err := spec.validate(); err != nil {
+func (d *Backend) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
 	if spec.Image == "" {
-		return nil, fmt.Errorf("%w: %s: no image", ErrBadSpec, spec.Name)
+		return nil, fmt.Errorf("%w: %s: no image", sandbox.ErrBadSpec, spec.Name)
 	}
-	lim := spec.Limits.withDefaults()
+	lim := spec.Limits.WithDefaults()
 	b, err := d.startBox(ctx, spec, lim)
 	if err != nil {
 		return nil, err
 	}
 	defer d.removeBox(ctx, b)
-	res := &Result{Backend: "docker", Isolated: true, ImageID: b.imageID}
+	res := &sandbox.Result{Backend: "docker", Isolated: true, ImageID: b.imageID}
 	if err := d.runCommand(ctx, b, spec, lim, res); err != nil {
 		return nil, err
 	}
@@ -53,7 +52,7 @@ func (d *Docker) Run(ctx context.Context, spec Spec) (*Result, error) {
 	return res, nil
 }
 
-func (d *Docker) startBox(ctx context.Context, spec Spec, lim Limits) (*box, error) {
+func (d *Backend) startBox(ctx context.Context, spec sandbox.Spec, lim sandbox.Limits) (*box, error) {
 	sctx, cancel := context.WithTimeout(ctx, d.SetupTimeout)
 	defer cancel()
 	img, err := d.cli.ImageInspect(sctx, spec.Image)
@@ -64,7 +63,7 @@ func (d *Docker) startBox(ctx context.Context, spec Spec, lim Limits) (*box, err
 		return nil, fmt.Errorf("%w: inspect image %s: %w", ErrEngine, spec.Image, err)
 	}
 	b := &box{name: containerName(spec.Name), imageID: img.ID}
-	created, err := d.cli.ContainerCreate(sctx, containerConfig(spec, d.self), hostConfig(lim), nil, nil, b.name)
+	created, err := d.cli.ContainerCreate(sctx, containerConfig(spec, d.self, d.session), hostConfig(lim), nil, nil, b.name)
 	if err != nil {
 		return nil, fmt.Errorf("%w: create container for %s: %w", ErrEngine, spec.Name, err)
 	}
@@ -89,14 +88,14 @@ const (
 )
 
 // containerConfig opens stdin once, for the tar stream read by receiveScript.
-func containerConfig(spec Spec, o owner) *container.Config {
+func containerConfig(spec sandbox.Spec, o owner, session string) *container.Config {
 	return &container.Config{
 		Image:           spec.Image,
-		User:            VerifierUser,
+		User:            sandbox.VerifierUser,
 		Entrypoint:      []string{"sh", "-c", receiveScript},
-		WorkingDir:      dockerLayout.Workspace,
-		Env:             []string{"PATH=" + SafePath, "HOME=" + dockerLayout.Home},
-		Labels:          o.labels(spec.RunID, spec.Name),
+		WorkingDir:      boxLayout.Workspace,
+		Env:             []string{"PATH=" + sandbox.SafePath, "HOME=" + boxLayout.Home},
+		Labels:          o.labels(spec.RunID, spec.Name, session),
 		NetworkDisabled: true,
 		Hostname:        "verifier",
 		AttachStdin:     true,
@@ -109,7 +108,7 @@ func containerConfig(spec Spec, o owner) *container.Config {
 	}
 }
 
-func hostConfig(lim Limits) *container.HostConfig {
+func hostConfig(lim sandbox.Limits) *container.HostConfig {
 	yes := true
 	pids := lim.Pids
 	tmpfs := fmt.Sprintf("rw,exec,nosuid,nodev,size=%d,uid=65532,gid=65532,mode=0755", lim.DiskBytes)
@@ -121,9 +120,9 @@ func hostConfig(lim Limits) *container.HostConfig {
 		Init:           &yes,
 		IpcMode:        "private",
 		Tmpfs: map[string]string{
-			dockerLayout.Workspace: tmpfs,
-			dockerLayout.Tender:    tmpfs,
-			"/tmp":                 tmpfs,
+			boxLayout.Workspace: tmpfs,
+			boxLayout.Tender:    tmpfs,
+			"/tmp":              tmpfs,
 		},
 		Resources: container.Resources{
 			Memory:     lim.Memory,
@@ -153,7 +152,7 @@ func containerName(name string) string {
 }
 
 // removeBox kills and force-removes the container on a context that survives cancellation.
-func (d *Docker) removeBox(ctx context.Context, b *box) {
+func (d *Backend) removeBox(ctx context.Context, b *box) {
 	cctx, cancel := d.cleanupContext(ctx)
 	defer cancel()
 	err := d.cli.ContainerRemove(cctx, b.id, container.RemoveOptions{Force: true, RemoveVolumes: true})
@@ -164,7 +163,7 @@ func (d *Docker) removeBox(ctx context.Context, b *box) {
 
 // kill stops every process in the container at once. The engine has no API to kill an exec,
 // so a deadline is enforced on the whole container.
-func (d *Docker) kill(ctx context.Context, b *box) {
+func (d *Backend) kill(ctx context.Context, b *box) {
 	cctx, cancel := d.cleanupContext(ctx)
 	defer cancel()
 	err := d.cli.ContainerKill(cctx, b.id, "KILL")
@@ -176,6 +175,6 @@ func (d *Docker) kill(ctx context.Context, b *box) {
 // ErrImageMissing means the image named by a suite is not available.
 var ErrImageMissing = errors.New("verifier image missing")
 
-// waitExited gives the output streams a moment to drain once the process has exited; a
+// streamDrain gives the output streams a moment to drain once the process has exited; a
 // background child holding the pipe open must not turn a finished check into a timeout.
 const streamDrain = time.Second

@@ -1,4 +1,4 @@
-package sandbox
+package docker
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tender-grader/tender/sandbox"
 )
 
 // The property table of issue 4: each row plants its attack in a real container and checks
@@ -251,7 +253,7 @@ func TestPropertyHostEnvironmentAbsent(t *testing.T) {
 	canary := "tender-canary-" + testRunID(t)
 	t.Setenv("TENDER_TEST_CANARY", canary)
 	t.Setenv("GITHUB_TOKEN", canary)
-	allowed, err := AllowEnv([]string{"SUITE_NAMED"}, os.LookupEnv)
+	allowed, err := sandbox.AllowEnv([]string{"SUITE_NAMED"}, os.LookupEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +266,7 @@ func TestPropertyHostEnvironmentAbsent(t *testing.T) {
 		t.Errorf("host canary reached the verifier:\n%s", out)
 	}
 	for _, want := range []string{"SUITE_VAR=suite-value", "TENDER_JUNIT=/tender/out/junit.xml",
-		"TENDER_ASSETS=/tender/assets", "TENDER_WORKSPACE=/workspace", "TENDER_DIR=/tender", "PATH=" + SafePath} {
+		"TENDER_ASSETS=/tender/assets", "TENDER_WORKSPACE=/workspace", "TENDER_DIR=/tender", "PATH=" + sandbox.SafePath} {
 		if !strings.Contains(out, want+"\n") {
 			t.Errorf("missing %s in the verifier environment:\n%s", want, out)
 		}

@@ -1,4 +1,4 @@
-package sandbox
+package docker
 
 import (
 	"bytes"
@@ -28,6 +28,8 @@ const (
 	LabelBoot  = "tender.boot"
 	LabelPid   = "tender.pid"
 	LabelStart = "tender.pidstart"
+	// LabelSession is unique to one Backend value: Close removes by it.
+	LabelSession = "tender.session"
 )
 
 func currentOwner() (owner, error) {
@@ -73,10 +75,10 @@ func processStart(pid int) (string, error) {
 	return fields[19], nil
 }
 
-func (o owner) labels(runID, name string) map[string]string {
+func (o owner) labels(runID, name, session string) map[string]string {
 	return map[string]string{
 		LabelRun: runID, LabelName: name, LabelHost: o.Host, LabelBoot: o.Boot,
-		LabelPid: strconv.Itoa(o.Pid), LabelStart: o.Start,
+		LabelPid: strconv.Itoa(o.Pid), LabelStart: o.Start, LabelSession: session,
 	}
 }
 

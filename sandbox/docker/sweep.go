@@ -1,4 +1,4 @@
-package sandbox
+package docker
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // Containers made on another host are left alone unless SweepForeignAfter is set and they are
 // older than that.
 // Every container the sweep removes is logged.
-func (d *Docker) Sweep(ctx context.Context) ([]string, error) {
+func (d *Backend) Sweep(ctx context.Context) ([]string, error) {
 	list, err := d.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", LabelRun))})
 	if err != nil {
 		return nil, fmt.Errorf("%w: list tender containers: %w", ErrEngine, err)
@@ -43,7 +43,7 @@ func (d *Docker) Sweep(ctx context.Context) ([]string, error) {
 
 // sweepVolumes removes labelled volumes of dead runs. Checks use tmpfs mounts and make no
 // volumes; this clears any that a future layout or an interrupted build leaves behind.
-func (d *Docker) sweepVolumes(ctx context.Context) ([]string, error) {
+func (d *Backend) sweepVolumes(ctx context.Context) ([]string, error) {
 	list, err := d.cli.VolumeList(ctx, volume.ListOptions{Filters: filters.NewArgs(filters.Arg("label", LabelRun))})
 	if err != nil {
 		return nil, fmt.Errorf("%w: list tender volumes: %w", ErrEngine, err)
@@ -64,7 +64,7 @@ func (d *Docker) sweepVolumes(ctx context.Context) ([]string, error) {
 	return removed, errors.Join(errs...)
 }
 
-func (d *Docker) leftover(c container.Summary) bool {
+func (d *Backend) leftover(c container.Summary) bool {
 	switch d.self.judge(ownerFromLabels(c.Labels)) {
 	case dead:
 		return true
@@ -75,17 +75,16 @@ func (d *Docker) leftover(c container.Summary) bool {
 	}
 }
 
-// RemoveRun force-removes every container of runID, whoever made it. It is for cancellation.
-func (d *Docker) RemoveRun(ctx context.Context, runID string) error {
-	cctx, cancel := d.cleanupContext(ctx)
-	defer cancel()
-	list, err := d.cli.ContainerList(cctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", LabelRun+"="+runID))})
+// removeLabelled force-removes every container that carries label ("key=value"), whoever
+// made it.
+func (d *Backend) removeLabelled(ctx context.Context, label string) error {
+	list, err := d.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", label))})
 	if err != nil {
-		return fmt.Errorf("%w: list containers of run %s: %w", ErrEngine, runID, err)
+		return fmt.Errorf("%w: list containers labelled %s: %w", ErrEngine, label, err)
 	}
 	var errs []error
 	for _, c := range list {
-		if err := d.forceRemove(cctx, c.ID); err != nil {
+		if err := d.forceRemove(ctx, c.ID); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -93,7 +92,7 @@ func (d *Docker) RemoveRun(ctx context.Context, runID string) error {
 }
 
 // Containers lists the names of the containers of runID (all runs when runID is empty).
-func (d *Docker) Containers(ctx context.Context, runID string) ([]string, error) {
+func (d *Backend) Containers(ctx context.Context, runID string) ([]string, error) {
 	f := LabelRun
 	if runID != "" {
 		f += "=" + runID
@@ -109,7 +108,7 @@ func (d *Docker) Containers(ctx context.Context, runID string) ([]string, error)
 	return names, nil
 }
 
-func (d *Docker) forceRemove(ctx context.Context, id string) error {
+func (d *Backend) forceRemove(ctx context.Context, id string) error {
 	err := d.cli.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
 	if err != nil && !cerrdefs.IsNotFound(err) {
 		return fmt.Errorf("%w: remove container %s: %w", ErrEngine, id, err)

@@ -1,14 +1,16 @@
-package sandbox
+package docker
 
 import (
 	"context"
 	"fmt"
 	"os/exec"
-
-	"github.com/docker/docker/api/types/image"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/docker/docker/api/types/image"
+
+	"github.com/tender-grader/tender/sandbox"
 )
 
 // BenchmarkCheckCycle measures the whole per-check cycle through the Engine API (create,
@@ -32,7 +34,7 @@ func BenchmarkCheckCycle(b *testing.B) {
 		}
 		api = append(api, time.Since(t0))
 		t1 := time.Now()
-		if out, err := exec.Command("docker", "run", "--rm", ImagePytest, "true").CombinedOutput(); err != nil {
+		if out, err := exec.Command("docker", "run", "--rm", sandbox.ImagePytest, "true").CombinedOutput(); err != nil {
 			b.Fatalf("docker run: %v: %s", err, out)
 		}
 		cli = append(cli, time.Since(t1))
@@ -46,7 +48,7 @@ func BenchmarkCheckCycle(b *testing.B) {
 // BenchmarkEnsureImageCached is the cost of EnsureImage when the image is current.
 func BenchmarkEnsureImageCached(b *testing.B) {
 	for b.Loop() {
-		if _, err := engine.EnsureImage(context.Background(), ImagePytest, nil); err != nil {
+		if _, err := engine.EnsureImage(context.Background(), sandbox.ImagePytest, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -56,7 +58,7 @@ func BenchmarkEnsureImageCached(b *testing.B) {
 // removes that image. It runs debootstrap against the machine's mirror: run it with
 // -benchtime=1x.
 func BenchmarkImageBuildCold(b *testing.B) {
-	r, _ := BuiltinRecipe(ImagePytest)
+	r, _ := sandbox.BuiltinRecipe(sandbox.ImagePytest)
 	r.Name = "tender-verifier/bench-cold"
 	ctx := context.Background()
 	for b.Loop() {
@@ -64,7 +66,7 @@ func BenchmarkImageBuildCold(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StopTimer()
-		if _, err := engine.cli.ImageRemove(ctx, r.ref(), imageRemoveOptions()); err != nil {
+		if _, err := engine.cli.ImageRemove(ctx, r.Ref(), imageRemoveOptions()); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()

@@ -1,4 +1,4 @@
-package sandbox
+package docker
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/tender-grader/tender/sandbox"
 )
 
 func TestDockerRunsCommandAndCollects(t *testing.T) {
@@ -33,8 +35,8 @@ func TestDockerConcurrentChecksStayApart(t *testing.T) {
 	// The grader fans checks out; each must see only its own workspace and write only its
 	// own report.
 	const n = 4
-	results := make([]*Result, n)
-	specs := make([]Spec, n)
+	results := make([]*sandbox.Result, n)
+	specs := make([]sandbox.Spec, n)
 	var g errgroup.Group
 	for i := range n {
 		specs[i] = testSpec(t, sh(`cat id; ls /workspace | wc -l; cat id > "$TENDER_JUNIT"`)...)

@@ -1,4 +1,4 @@
-package sandbox
+package docker
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"os/signal"
 	"testing"
 	"time"
+
+	"github.com/tender-grader/tender/sandbox"
 )
 
 // A helper is this test binary re-executed as a small grader: it runs one `sleep infinity`
@@ -21,12 +23,12 @@ const (
 func runHelper(role string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	d, err := NewDocker(ctx)
+	d, err := New(ctx)
 	if err != nil {
 		fmt.Println("helper:", err)
 		return 1
 	}
-	defer d.Close()
+	defer d.Close(ctx)
 	d.Log = os.Stdout
 	ws, err := os.MkdirTemp("", "tender-helper-")
 	if err != nil {
@@ -34,10 +36,10 @@ func runHelper(role string) int {
 		return 1
 	}
 	defer os.RemoveAll(ws)
-	spec := Spec{
-		RunID: os.Getenv(helperRunIDEnv), Name: "helper/" + role, Image: ImagePytest,
+	spec := sandbox.Spec{
+		RunID: os.Getenv(helperRunIDEnv), Name: "helper/" + role, Image: sandbox.ImagePytest,
 		Workspace: ws, Command: []string{"sleep", "infinity"},
-		Limits: Limits{Timeout: 5 * time.Minute, Memory: 64 << 20, Pids: 32, DiskBytes: 1 << 20},
+		Limits: sandbox.Limits{Timeout: 5 * time.Minute, Memory: 64 << 20, Pids: 32, DiskBytes: 1 << 20},
 	}
 	_, err = d.Run(ctx, spec)
 	fmt.Println("helper: Run returned:", err)
@@ -64,7 +66,7 @@ func startHelper(t *testing.T, runID string) *helper {
 	t.Cleanup(func() {
 		_ = h.cmd.Process.Kill()
 		_ = h.cmd.Wait()
-		_ = engine.RemoveRun(context.Background(), runID)
+		removeRun(runID)
 	})
 	return h
 }

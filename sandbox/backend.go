@@ -1,0 +1,58 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Backend runs checks. The caller never needs to know which backend it holds: cleaning up
+// is part of the contract.
+type Backend interface {
+	Name() string
+	// Run runs one check. It returns an error only when the infrastructure failed; a check
+	// that fails, runs out of memory or times out is a Result.
+	Run(ctx context.Context, spec Spec) (*Result, error)
+	// Close removes everything the backend started that is still there (containers,
+	// temporary directories) and releases the backend. It ignores ctx's cancellation, and
+	// anything it waits on (an engine) is bounded by a timeout of its own, so an
+	// interrupted grade still cleans up. Call it once, after the last Run has returned.
+	Close(ctx context.Context) error
+}
+
+var _ Backend = (*Local)(nil)
+
+// MaxJUnitBytes caps the JUnit report read back from a check.
+const MaxJUnitBytes = 32 << 20
+
+// Result is what one check did.
+type Result struct {
+	ExitCode       int
+	Stdout, Stderr Capture
+	JUnit          []byte // nil when the runner wrote no report, or it exceeded MaxJUnitBytes
+	JUnitTooLarge  bool   // the report existed but exceeded MaxJUnitBytes
+	Wall           time.Duration
+	PeakMemory     int64 // bytes, 0 when the engine does not report it
+	OOMKilled      bool
+	TimedOut       bool
+	PidsLimitHit   bool // a fork failed because the pids limit was reached
+	DiskFull       bool // a tmpfs reached its size cap
+	ImageID        string
+	Backend        string // "docker" or "local"
+	Isolated       bool   // false for the local backend
+	Notice         string // "local backend: not isolated" for the local backend
+}
+
+// Outcome names the result in one word, with OOM and timeout kept apart from a plain failure.
+func (r *Result) Outcome() string {
+	switch {
+	case r.TimedOut:
+		return "timeout"
+	case r.OOMKilled:
+		return "oom"
+	case r.ExitCode == 0:
+		return "exited_0"
+	default:
+		return fmt.Sprintf("exited_%d", r.ExitCode)
+	}
+}

@@ -1,0 +1,102 @@
+package docker
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/docker/docker/client"
+
+	"github.com/tender-grader/tender/sandbox"
+)
+
+var _ sandbox.Backend = (*Backend)(nil)
+
+// ErrEngine wraps a failure to reach or use the Docker engine.
+var ErrEngine = errors.New("docker engine")
+
+// Backend runs each check in a brand-new hardened container through the Docker Engine API.
+// It honours DOCKER_HOST and the other DOCKER_* client variables, and negotiates the API
+// version with the engine.
+type Backend struct {
+	cli     *client.Client
+	self    owner
+	session string // value of LabelSession on every container this Backend creates
+	// Log receives one line per container event worth knowing (sweeps, kills). Nil discards.
+	Log io.Writer
+	// Grace bounds how long a kill and forced removal may take after a deadline.
+	Grace time.Duration
+	// SetupTimeout bounds creating the container and streaming the workspace in.
+	SetupTimeout time.Duration
+	// SweepForeignAfter, when positive, lets Sweep remove containers made on another host
+	// (for example by an earlier container action) once they are this old.
+	SweepForeignAfter time.Duration
+	// CloseTimeout bounds the removals Close makes.
+	CloseTimeout time.Duration
+}
+
+// New connects to the engine named by the environment (DOCKER_HOST, or the default
+// socket), negotiates the API version and pings it.
+func New(ctx context.Context) (*Backend, error) {
+	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrEngine, err)
+	}
+	cli.NegotiateAPIVersion(ctx)
+	if _, err := cli.Ping(ctx); err != nil {
+		cli.Close()
+		return nil, fmt.Errorf("%w: cannot reach it at %s (is the daemon running, and is DOCKER_HOST right?): %w", ErrEngine, cli.DaemonHost(), err)
+	}
+	self, err := currentOwner()
+	if err != nil {
+		cli.Close()
+		return nil, err
+	}
+	return &Backend{
+		cli: cli, self: self, session: newSession(),
+		Grace: 10 * time.Second, SetupTimeout: 2 * time.Minute, CloseTimeout: time.Minute,
+	}, nil
+}
+
+// newSession names one Backend value's containers, so Close removes those and no others,
+// whatever run IDs its callers chose.
+func newSession() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Name is "docker".
+func (d *Backend) Name() string { return "docker" }
+
+// Close removes every container this Backend created that is still there, then releases the
+// engine connection. A check removes its own container when it ends; Close catches what a
+// failed removal left, or a create that reached the engine after its caller gave up.
+func (d *Backend) Close(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d.CloseTimeout)
+	defer cancel()
+	err := d.removeLabelled(cctx, LabelSession+"="+d.session)
+	if err != nil {
+		err = fmt.Errorf("removing the containers this run started (`tender gc` sweeps them once the run has exited): %w", err)
+	}
+	return errors.Join(err, d.cli.Close())
+}
+
+// APIVersion is the negotiated Engine API version.
+func (d *Backend) APIVersion() string { return d.cli.ClientVersion() }
+
+func (d *Backend) logf(format string, args ...any) {
+	if d.Log != nil {
+		fmt.Fprintf(d.Log, "sandbox: "+format+"\n", args...)
+	}
+}
+
+// cleanupContext outlives a cancelled parent, so a cancelled run still removes its
+// containers, but it has its own deadline.
+func (d *Backend) cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), d.Grace+20*time.Second)
+}

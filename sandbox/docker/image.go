@@ -1,0 +1,154 @@
+package docker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types/image"
+
+	"github.com/tender-grader/tender/sandbox"
+)
+
+// Labels on built images.
+const (
+	LabelRecipeDigest = "tender.recipe.digest"
+	LabelRecipeName   = "tender.recipe.name"
+)
+
+// EnsureImage returns the ID of image, building a built-in one when it is missing or its
+// recipe digest label differs. Any other image must exist locally, or be pullable. A build
+// of the same recipe by another process is waited for, not repeated.
+func (d *Backend) EnsureImage(ctx context.Context, ref string, progress io.Writer) (string, error) {
+	progress = orDiscard(progress)
+	r, builtin := sandbox.BuiltinRecipe(ref)
+	if builtin {
+		if id, ok := d.currentImage(ctx, r); ok {
+			return id, nil
+		}
+		unlock, err := sandbox.LockBuild(ctx, r)
+		if err != nil {
+			return "", err
+		}
+		defer unlock()
+		if id, ok := d.currentImage(ctx, r); ok { // another process built it meanwhile
+			return id, nil
+		}
+		fmt.Fprintf(progress, "image %s: missing or out of date; building it offline\n", r.Ref())
+		return d.BuildImage(ctx, r, progress)
+	}
+	in, err := d.cli.ImageInspect(ctx, ref)
+	if err == nil {
+		return in.ID, nil
+	}
+	if !cerrdefs.IsNotFound(err) {
+		return "", fmt.Errorf("%w: inspect image %s: %w", ErrEngine, ref, err)
+	}
+	return d.pull(ctx, ref, progress)
+}
+
+func (d *Backend) currentImage(ctx context.Context, r sandbox.Recipe) (string, bool) {
+	in, err := d.cli.ImageInspect(ctx, r.Ref())
+	if err != nil || in.Config == nil {
+		return "", false
+	}
+	return in.ID, in.Config.Labels[LabelRecipeDigest] == r.Digest()
+}
+
+func (d *Backend) pull(ctx context.Context, ref string, progress io.Writer) (string, error) {
+	fmt.Fprintf(progress, "image %s: not on this machine; pulling\n", ref)
+	rc, err := d.cli.ImagePull(ctx, ref, image.PullOptions{})
+	if err != nil {
+		return "", fmt.Errorf("%w: %s is not on this machine and cannot be pulled: %w", ErrImageMissing, ref, err)
+	}
+	err = relayJSON(rc, progress)
+	rc.Close()
+	if err != nil {
+		return "", fmt.Errorf("%w: pull %s: %w", ErrImageMissing, ref, err)
+	}
+	in, err := d.cli.ImageInspect(ctx, ref)
+	if err != nil {
+		return "", fmt.Errorf("%w: %s after pull: %w", ErrImageMissing, ref, err)
+	}
+	return in.ID, nil
+}
+
+// BuildImage makes the rootfs on the host (sandbox.BuildRootfs: debootstrap from the
+// machine's apt mirror), then streams it as a tar into the engine's image import. It needs
+// root (debootstrap does) and the mirror, and nothing else: no registry. Callers that may
+// race another build of r hold sandbox.LockBuild, as EnsureImage does.
+func (d *Backend) BuildImage(ctx context.Context, r sandbox.Recipe, progress io.Writer) (string, error) {
+	progress = orDiscard(progress)
+	start := time.Now()
+	rootfs, err := sandbox.BuildRootfs(ctx, r, progress)
+	if err != nil {
+		return "", err
+	}
+	defer rootfs.Remove()
+	fmt.Fprintf(progress, "image %s: rootfs ready after %s; importing\n", r.Ref(), time.Since(start).Round(time.Second))
+	if err := rootfs.Stream(ctx, progress, func(tar io.Reader) error { return d.importRootfs(ctx, r, tar, progress) }); err != nil {
+		return "", err
+	}
+	id, ok := d.currentImage(ctx, r)
+	if !ok {
+		return "", fmt.Errorf("%w: %s imported but its recipe label is not %s", sandbox.ErrImageBuild, r.Ref(), r.Digest())
+	}
+	fmt.Fprintf(progress, "image %s: built %s in %s\n", r.Ref(), shortID(id), time.Since(start).Round(time.Second))
+	return id, nil
+}
+
+// importRootfs imports the tar stream of a rootfs as r.Ref(), with the recipe's user,
+// working directory and environment, and its digest as a label.
+func (d *Backend) importRootfs(ctx context.Context, r sandbox.Recipe, tar io.Reader, progress io.Writer) error {
+	changes := append(r.Changes(), "LABEL "+LabelRecipeDigest+"="+r.Digest(), "LABEL "+LabelRecipeName+"="+r.Name)
+	rc, err := d.cli.ImageImport(ctx, image.ImportSource{Source: tar, SourceName: "-"}, r.Ref(),
+		image.ImportOptions{Changes: changes, Message: "tender " + sandbox.RecipeFormat + " " + r.Digest()})
+	if err == nil {
+		err = relayJSON(rc, progress)
+		rc.Close()
+	}
+	if err != nil {
+		return fmt.Errorf("%w: import %s: %w", sandbox.ErrImageBuild, r.Ref(), err)
+	}
+	return nil
+}
+
+// relayJSON forwards the engine's JSON progress messages as plain lines, and returns the
+// first error message in the stream.
+func relayJSON(r io.Reader, progress io.Writer) error {
+	dec := json.NewDecoder(r)
+	for {
+		var m struct {
+			Status, Progress, ID string
+			Error                string
+		}
+		if err := dec.Decode(&m); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if m.Error != "" {
+			return errors.New(m.Error)
+		}
+		if m.Status != "" && m.Progress == "" {
+			fmt.Fprintf(progress, "engine: %s %s\n", m.ID, m.Status)
+		}
+	}
+}
+
+func shortID(id string) string {
+	id = strings.TrimPrefix(id, "sha256:")
+	return id[:min(12, len(id))]
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}

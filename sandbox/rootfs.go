@@ -1,0 +1,190 @@
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Rootfs is the root filesystem of a verifier image, made on the host by debootstrap. Making
+// it needs no engine: a backend turns it into an image by streaming it into its engine.
+type Rootfs struct {
+	Recipe Recipe
+	Dir    string // the root filesystem
+	tmp    string // Dir's parent, deleted by Remove
+}
+
+// BuildRootfs runs debootstrap for r from the machine's apt mirror (or r.Mirror) into a new
+// temporary directory, then drops what a verifier never needs. It needs root (debootstrap
+// does) and the mirror, and nothing else: no engine, no registry. The caller removes it.
+func BuildRootfs(ctx context.Context, r Recipe, progress io.Writer) (*Rootfs, error) {
+	progress = orDiscard(progress)
+	mirror, keyring, err := r.mirror()
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "tender-rootfs-")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrImageBuild, err)
+	}
+	f := &Rootfs{Recipe: r, Dir: filepath.Join(tmp, "rootfs"), tmp: tmp}
+	if err := debootstrap(ctx, r, f.Dir, mirror, keyring, progress); err != nil {
+		f.Remove()
+		return nil, err
+	}
+	trimRootfs(f.Dir)
+	return f, nil
+}
+
+func (r Recipe) mirror() (uri, keyring string, err error) {
+	if r.Mirror != "" {
+		return r.Mirror, "", nil
+	}
+	src, err := FindMirror("/", r.Suite)
+	if err != nil {
+		return "", "", fmt.Errorf("%w: %w", ErrImageBuild, err)
+	}
+	if src.SignedBy != "" {
+		if _, err := os.Stat(src.SignedBy); err != nil {
+			src.SignedBy = ""
+		}
+	}
+	return src.URI, src.SignedBy, nil
+}
+
+func debootstrap(ctx context.Context, r Recipe, rootfs, mirror, keyring string, progress io.Writer) error {
+	if _, err := exec.LookPath("debootstrap"); err != nil {
+		return fmt.Errorf("%w: debootstrap is not installed (apt-get install debootstrap): %w", ErrImageBuild, err)
+	}
+	args := []string{"--variant=" + r.Variant, "--include=" + strings.Join(r.Packages, ",")}
+	if keyring != "" {
+		args = append(args, "--keyring="+keyring)
+	}
+	args = append(args, r.Suite, rootfs, mirror)
+	cmd := exec.CommandContext(ctx, "debootstrap", args...)
+	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C.UTF-8", "DEBIAN_FRONTEND=noninteractive"}
+	cmd.WaitDelay = 10 * time.Second
+	tail := NewCapWriter(16 << 10)
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	relayed := make(chan struct{})
+	go func() {
+		defer close(relayed)
+		relayLines(pr, io.MultiWriter(prefixed{progress, "debootstrap: "}, tail))
+	}()
+	err := cmd.Run()
+	pw.Close()
+	<-relayed
+	if err != nil {
+		return fmt.Errorf("%w: debootstrap %s: %w\n%s", ErrImageBuild, strings.Join(args, " "), err, tail.Capture())
+	}
+	return nil
+}
+
+// trimRootfs drops what a verifier never needs: downloaded packages and apt lists.
+func trimRootfs(rootfs string) {
+	for _, g := range []string{"var/cache/apt/archives/*.deb", "var/lib/apt/lists/*_*", "var/log/*.log"} {
+		matches, _ := filepath.Glob(filepath.Join(rootfs, g))
+		for _, m := range matches {
+			os.Remove(m)
+		}
+	}
+}
+
+// Stream pipes the rootfs through tar (numeric owners, hard links and modes kept; /dev,
+// /proc and /sys left empty) into consume, with progress every 64 MiB. An error from consume
+// comes back as it is, and stops tar; a failure of tar itself wraps ErrImageBuild.
+func (f *Rootfs) Stream(ctx context.Context, progress io.Writer, consume func(io.Reader) error) error {
+	progress = orDiscard(progress)
+	cmd := exec.CommandContext(ctx, "tar", "--numeric-owner", "--one-file-system", "-C", f.Dir, "-cf", "-",
+		"--exclude=./dev/*", "--exclude=./proc/*", "--exclude=./sys/*", ".")
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C"}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrImageBuild, err)
+	}
+	stderr := NewCapWriter(8 << 10)
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("%w: tar: %w", ErrImageBuild, err)
+	}
+	counted := &countingReader{r: out, progress: progress, every: 64 << 20}
+	cerr := consume(counted)
+	if cerr != nil {
+		_ = cmd.Process.Kill()
+	}
+	io.Copy(io.Discard, out)
+	werr := cmd.Wait()
+	switch {
+	case cerr != nil:
+		return cerr
+	case werr != nil:
+		return fmt.Errorf("%w: tar of the rootfs: %w: %s", ErrImageBuild, werr, stderr.Capture())
+	}
+	fmt.Fprintf(progress, "image %s: streamed %d MiB\n", f.Recipe.Ref(), counted.n>>20)
+	return nil
+}
+
+// Remove deletes the rootfs. It first detaches anything debootstrap left mounted (it mounts
+// /proc and /sys in the target and may not unmount them on failure), so no host mount is
+// touched.
+func (f *Rootfs) Remove() { removeRootfs(f.tmp) }
+
+func removeRootfs(dir string) {
+	mounts, _ := os.ReadFile("/proc/self/mountinfo")
+	sc := bufio.NewScanner(strings.NewReader(string(mounts)))
+	var under []string
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) > 4 && strings.HasPrefix(fields[4], dir+"/") {
+			under = append(under, fields[4])
+		}
+	}
+	for i := len(under) - 1; i >= 0; i-- {
+		_ = syscall.Unmount(under[i], syscall.MNT_DETACH)
+	}
+	if len(under) > 0 {
+		return // leave it rather than risk deleting through a mount we could not detach
+	}
+	os.RemoveAll(dir)
+}
+
+// buildLockDir holds the build locks. It is not os.TempDir(): TMPDIR differs between
+// processes (testscript gives each script its own), and a lock is one per machine.
+const buildLockDir = "/tmp"
+
+// LockBuild serialises builds of one recipe on this machine, so concurrent graders (or test
+// binaries) do not run debootstrap twice and do not re-import an image another process has
+// just built. Hold it from the check that the image is missing until the image is in place,
+// then call unlock. Waiting for another build ends with ctx.
+func LockBuild(ctx context.Context, r Recipe) (unlock func(), err error) {
+	path := filepath.Join(buildLockDir, "tender-image-"+r.Digest()[:16]+".lock")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("%w: lock %s: %w", ErrImageBuild, path, err)
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("%w: lock %s: %w", ErrImageBuild, path, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("%w: waiting for another build of %s (lock %s): %w", ErrImageBuild, r.Ref(), path, context.Cause(ctx))
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
