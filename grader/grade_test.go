@@ -36,6 +36,7 @@ type matrixRow struct {
 // pairs of one suite, graded as one batch (one snapshot per repository, as in a real run);
 // each row then checks its pair's verdict, reason codes and how many verifiers it started.
 func TestGradeVerdicts(t *testing.T) {
+	t.Parallel()
 	rows := verdictMatrix(t)
 	var pairs []testPair
 	verifiers := map[string]verifier{}
@@ -106,7 +107,7 @@ func checkRequiredIDs(t *testing.T, p *Pair, calls []fakeCall) {
 }
 
 func testOptions(t *testing.T, b sandbox.Backend) Options {
-	return Options{Backend: b, Concurrency: 2, RunID: "grader-test", WorkDir: t.TempDir()}
+	return Options{Backend: b, Concurrency: 4, RunID: "grader-test", WorkDir: t.TempDir()}
 }
 
 func reasonCodes(rs []report.Reason) []string {
