@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -17,7 +18,8 @@ import (
 
 // fakeBackend is a sandbox.Backend that starts no container. For each check it calls the
 // verifier the test registered under the check's spec name ("pairID/target") and returns its
-// canned result. A check with no verifier must never start: if it does, the test fails.
+// canned result. A check with no verifier must never start, and a verifier must start: either
+// way the test fails.
 type fakeBackend struct {
 	t         *testing.T
 	verifiers map[string]verifier
@@ -44,8 +46,20 @@ func (c *fakeCall) errorf(format string, a ...any) {
 // verifier is what the fake does for one check.
 type verifier func(ctx context.Context, c *fakeCall) (*sandbox.Result, error)
 
+// newFakeBackend returns a fake that also fails the test, when it ends, for every verifier
+// that never started.
 func newFakeBackend(t *testing.T, verifiers map[string]verifier) *fakeBackend {
-	return &fakeBackend{t: t, verifiers: verifiers}
+	f := &fakeBackend{t: t, verifiers: verifiers}
+	t.Cleanup(func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for _, name := range slices.Sorted(maps.Keys(verifiers)) {
+			if !slices.ContainsFunc(f.calls, func(c fakeCall) bool { return c.Spec.Name == name }) {
+				t.Errorf("fake backend: the verifier for %s never started", name)
+			}
+		}
+	})
+	return f
 }
 
 func (f *fakeBackend) Name() string { return "fake" }
