@@ -219,24 +219,3 @@ func runTender(t *testing.T, args ...string) (string, string, int) {
 	}
 	return stdout.String(), stderr.String(), exitCode(ctx, err)
 }
-
-// writeSuite lays out a loadable suite with the given tender.yaml and extra files.
-func writeSuite(t *testing.T, manifest string, extra map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	files := map[string]string{"tender.yaml": manifest, "repos/r.fi": "reset refs/heads/main\n",
-		"pairs/p1/issue.md": "Fix it.\n", "pairs/p1/patch.diff": ""}
-	for k, v := range extra {
-		files[k] = v
-	}
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}

@@ -1,0 +1,133 @@
+package grader
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// goodSuite is a minimal valid tender.yaml; the malformed suites are edits of it.
+const goodSuite = `name: t
+version: "1"
+repositories:
+  r:
+    fast_export: repos/r.fi
+pairs:
+  - id: p1
+    repository: r
+    base_commit: 0123456789abcdef0123456789abcdef01234567
+    issue: pairs/p1/issue.md
+    patch: pairs/p1/patch.diff
+    fail_to_pass: ["tests/test_a.py::test_a"]
+    pass_to_pass: ["tests/test_a.py::test_b"]
+    expect: resolved
+`
+
+// writeLoadSuite lays out goodSuite's files with the given tender.yaml and extra files.
+func writeLoadSuite(t *testing.T, manifest string, extra map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{SuiteFile: manifest, "repos/r.fi": "reset refs/heads/main\n",
+		"pairs/p1/issue.md": "Fix it.\n", "pairs/p1/patch.diff": ""}
+	for k, v := range extra {
+		files[k] = v
+	}
+	writeFiles(t, dir, files)
+	return dir
+}
+
+func TestLoadGoodSuite(t *testing.T) {
+	s, err := Load(writeLoadSuite(t, goodSuite, nil), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "t" || len(s.Pairs) != 1 || s.Pairs[0].InputDigest == "" {
+		t.Errorf("loaded %+v", s)
+	}
+}
+
+// TestMalformedSuites: every malformed suite is refused with an error that wraps ErrBadSuite,
+// is one line, and names the file and the field (or, for a YAML-level problem, the key).
+func TestMalformedSuites(t *testing.T) {
+	sub := func(old, new string) string { return strings.Replace(goodSuite, old, new, 1) }
+	tests := []struct {
+		name     string
+		manifest string
+		extra    map[string]string
+		symlink  [2]string // target, suite path
+		field    string    // LoadError.Field; "" for a problem of the whole file
+		want     []string  // more substrings of the one error line
+	}{
+		{"unknown key", sub("version: \"1\"", "version: \"1\"\ncolour: blue"), nil, [2]string{}, "", []string{`unknown key "colour"`}},
+		{"unknown pair key", sub("expect: resolved", "expect: resolved\n    timeout: 5s"), nil, [2]string{}, "", []string{`unknown key "timeout"`}},
+		{"duplicate id", goodSuite + sub("name: t\nversion: \"1\"\nrepositories:\n  r:\n    fast_export: repos/r.fi\npairs:\n", ""), nil, [2]string{}, "pairs[1].id", []string{"unique"}},
+		{"duplicate key", sub("name: t", "name: t\nname: u"), nil, [2]string{}, "", []string{"already defined"}},
+		{"missing issue file", sub("pairs/p1/issue.md", "pairs/p1/nope.md"), nil, [2]string{}, "pairs[0].issue", []string{"does not exist"}},
+		{"short commit", sub("0123456789abcdef0123456789abcdef01234567", "0123456"), nil, [2]string{}, "pairs[0].base_commit", []string{"40"}},
+		{"uppercase commit", sub("0123456789abcdef0123456789abcdef01234567", "0123456789ABCDEF0123456789abcdef01234567"), nil, [2]string{}, "pairs[0].base_commit", nil},
+		{"issue over cap", goodSuite, map[string]string{"pairs/p1/issue.md": strings.Repeat("x", 300<<10)}, [2]string{}, "pairs[0].issue", []string{"over the cap"}},
+		{"issue not utf-8", goodSuite, map[string]string{"pairs/p1/issue.md": "caf\xe9\n"}, [2]string{}, "pairs[0].issue", []string{"UTF-8"}},
+		{"empty fail_to_pass", sub(`fail_to_pass: ["tests/test_a.py::test_a"]`, "fail_to_pass: []"), nil, [2]string{}, "pairs[0].fail_to_pass", []string{"empty"}},
+		{"missing fail_to_pass", sub(`fail_to_pass: ["tests/test_a.py::test_a"]`, ""), nil, [2]string{}, "pairs[0].fail_to_pass", []string{"missing"}},
+		{"dotdot path", sub("pairs/p1/patch.diff", "../patch.diff"), nil, [2]string{}, "pairs[0].patch", []string{`".."`}},
+		{"absolute path", sub("pairs/p1/patch.diff", "/etc/passwd"), nil, [2]string{}, "pairs[0].patch", []string{"relative"}},
+		{"remote url", sub("fast_export: repos/r.fi", "url: https://example.com/r.git"), nil, [2]string{}, "repositories.r", []string{"remote repository sources are disabled"}},
+		{"scp-style remote", sub("fast_export: repos/r.fi", "bundle: git@example.com:r.git"), nil, [2]string{}, "repositories.r", []string{"remote repository sources are disabled"}},
+		{"symlinked patch", goodSuite, nil, [2]string{"/etc/hostname", "pairs/p1/patch.diff"}, "pairs[0].patch", []string{"symlink"}},
+		{"bad expect", sub("expect: resolved", "expect: passed"), nil, [2]string{}, "pairs[0].expect", []string{"not a verdict"}},
+		{"unknown repository", sub("repository: r", "repository: q"), nil, [2]string{}, "pairs[0].repository", []string{`"q"`}},
+		{"bad runner", sub("pairs:", "verifier:\n  runner: maven\npairs:"), nil, [2]string{}, "verifier.runner", nil},
+		{"empty setup argv", sub("pairs:", "verifier:\n  setup: [[]]\npairs:"), nil, [2]string{}, "verifier.setup[0]", []string{"empty"}},
+		{"bad timeout", sub("pairs:", "verifier:\n  timeout: forever\npairs:"), nil, [2]string{}, "verifier.timeout", nil},
+		{"empty protected pattern", sub("pairs:", "protected_paths: [\"\"]\npairs:"), nil, [2]string{}, "", []string{"protected_paths"}},
+		{"dotdot restored pattern", sub("pairs:", "restored_paths: [\"../x\"]\npairs:"), nil, [2]string{}, "", []string{"restored_paths"}},
+		{"not yaml", "name: [unclosed\n", nil, [2]string{}, "", nil},
+		{"empty file", "", nil, [2]string{}, "", []string{"empty"}},
+		{"no pairs", "name: t\nversion: \"1\"\nrepositories:\n  r:\n    fast_export: repos/r.fi\npairs: []\n", nil, [2]string{}, "pairs", []string{"at least one pair"}},
+		{"option-like test id", sub(`pass_to_pass: ["tests/test_a.py::test_b"]`, `pass_to_pass: ["--co"]`), nil, [2]string{}, "pairs[0].pass_to_pass[0]", []string{"not a usable test ID"}},
+		{"duplicate test id", sub(`pass_to_pass: ["tests/test_a.py::test_b"]`, `pass_to_pass: ["a::b", "a::b"]`), nil, [2]string{}, "pairs[0].pass_to_pass[1]", []string{"twice"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeLoadSuite(t, tt.manifest, tt.extra)
+			if tt.symlink[1] != "" {
+				p := filepath.Join(dir, filepath.FromSlash(tt.symlink[1]))
+				os.Remove(p)
+				if err := os.Symlink(tt.symlink[0], p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := loadNoPanic(t, dir)
+			if !errors.Is(err, ErrBadSuite) {
+				t.Fatalf("Load: %v, want an error wrapping ErrBadSuite", err)
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "\n") {
+				t.Errorf("want one error line, got:\n%s", msg)
+			}
+			var le *LoadError
+			if !errors.As(err, &le) || le.File != SuiteFile || le.Field != tt.field {
+				t.Errorf("error %q: want a LoadError for %s field %q, got %#v", msg, SuiteFile, tt.field, le)
+			}
+			for _, w := range append([]string{SuiteFile, tt.field}, tt.want...) {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q does not contain %q", msg, w)
+				}
+			}
+		})
+	}
+}
+
+// loadNoPanic loads dir, turning a panic of Load into a test failure.
+func loadNoPanic(t *testing.T, dir string) (err error) {
+	t.Helper()
+	defer func() {
+		if v := recover(); v != nil {
+			t.Fatalf("Load panicked: %v", v)
+		}
+	}()
+	_, err = Load(dir, LoadOptions{})
+	return err
+}
