@@ -51,6 +51,9 @@ func (pl *pipeline) check(ctx context.Context, name string, ids []string) (repor
 	if err != nil {
 		return chk, false, stop(report.Error, report.CodeVerifierFailed, err.Error())
 	}
+	if res.Killed {
+		return chk, false, stop(report.Error, report.CodeVerifierKilled, "the verifier died of a signal Tender did not send; no verdict")
+	}
 	if err := pl.judge(&chk, res, tree, ids, sent); err != nil {
 		return chk, false, err
 	}

@@ -180,6 +180,9 @@ func (pl *pipeline) runChecks(ctx context.Context, r *report.PairResult) error {
 			continue
 		}
 		chk, submitted, err := pl.check(ctx, c.name, c.ids)
+		if err == nil && !chk.Passed {
+			chk, err = pl.settle(ctx, c.name, c.ids, chk)
+		}
 		if err != nil {
 			return err
 		}

@@ -86,6 +86,9 @@ type Verifier struct {
 	Env     map[string]string
 	PassEnv []string
 	Plugins []string
+	// PythonPath lists workspace-relative directories (a src/ layout) that the pytest
+	// bootstrap puts on sys.path after pytest and its plugins are imported.
+	PythonPath []string
 }
 
 // Pair is one issue/patch pair with its inputs read and digested.

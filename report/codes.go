@@ -69,6 +69,7 @@ const (
 	CodeTestPatchInvalid Code = "test_patch_invalid"
 	CodeTestPatchFailed  Code = "test_patch_failed"
 	CodeVerifierFailed   Code = "verifier_failed"
+	CodeVerifierKilled   Code = "verifier_killed"
 	CodeWorkspaceFailed  Code = "workspace_failed"
 	CodeInternalPanic    Code = "internal_panic"
 	CodeInterrupted      Code = "interrupted"
@@ -117,6 +118,7 @@ var registry = []CodeInfo{
 	{CodeTestPatchInvalid, "grader", "the evaluator's test patch does not parse", NoLocus},
 	{CodeTestPatchFailed, "grader", "the evaluator's test patch does not apply", NoLocus},
 	{CodeVerifierFailed, "grader", "a verifier could not be run", NoLocus},
+	{CodeVerifierKilled, "grader", "a verifier was killed from outside (not at its deadline, not for memory)", NoLocus},
 	{CodeWorkspaceFailed, "grader", "a workspace could not be prepared", NoLocus},
 	{CodeInternalPanic, "grader", "Tender itself failed on this pair", NoLocus},
 	{CodeInterrupted, "grader", "the run was interrupted", NoLocus},

@@ -35,6 +35,7 @@ type Result struct {
 	PeakMemory     int64 // bytes, 0 when the engine does not report it
 	OOMKilled      bool
 	TimedOut       bool
+	Killed         bool // the container died of a signal Tender did not send (not its deadline, not memory)
 	PidsLimitHit   bool // a fork failed because the pids limit was reached
 	DiskFull       bool // a tmpfs reached its size cap
 	ImageID        string

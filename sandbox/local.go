@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -142,7 +143,10 @@ func (l *Local) execute(ctx context.Context, spec Spec, lim Limits, lay Layout, 
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = l.KillGrace
 	stdout, stderr := NewCapWriter(lim.OutputBytes), NewCapWriter(lim.OutputBytes)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, stdout, stderr
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if spec.Stdin != nil {
+		cmd.Stdin = bytes.NewReader(spec.Stdin)
+	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("%s: start %s: %w", NotIsolated, spec.Name, err)

@@ -185,3 +185,16 @@ func TestLocalLeavesNoDirectoryAndCloseRetriesLeftovers(t *testing.T) {
 		t.Errorf("Close left %s: %v", stuck, err)
 	}
 }
+
+func TestLocalFeedsStdin(t *testing.T) {
+	l, _ := newTestLocal(t)
+	spec := localSpec(t, "sh", "-c", `wc -c; cat`)
+	spec.Stdin = []byte("tender configuration\n")
+	res, err := l.Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(res.Stdout.String()) != "21" {
+		t.Errorf("stdout %q: want the 21 bytes counted, then EOF", res.Stdout.String())
+	}
+}

@@ -17,6 +17,7 @@ type Spec struct {
 	Workspace string            // host directory streamed (never mounted) to {workspace}
 	Support   string            // optional host directory streamed to {tender}: assets/, configs
 	Command   []string          // argv, run with cwd {workspace}
+	Stdin     []byte            // written to the command's standard input, which is then closed; nil: none
 	Env       map[string]string // the whole environment besides TENDER_*, PATH and HOME
 	Limits    Limits
 }

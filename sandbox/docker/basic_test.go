@@ -58,3 +58,18 @@ func TestDockerConcurrentChecksStayApart(t *testing.T) {
 		assertRunGone(t, specs[i].RunID)
 	}
 }
+
+// TestDockerFeedsStdin: the spec's stdin reaches the command and then ends, so a reader of
+// its whole input (Tender's pytest bootstrap reads its configuration so) is not left waiting.
+func TestDockerFeedsStdin(t *testing.T) {
+	spec := testSpec(t, sh(`wc -c; cat`)...)
+	spec.Stdin = []byte("tender configuration\n")
+	res := runDocker(t, spec)
+	if res.ExitCode != 0 || res.Stdout.String() != "21\n" {
+		t.Errorf("exit %d, stdout %q: want the 21 bytes counted, then EOF", res.ExitCode, res.Stdout.String())
+	}
+	spec = testSpec(t, sh(`cat; echo end`)...)
+	if res := runDocker(t, spec); res.Stdout.String() != "end\n" {
+		t.Errorf("without Stdin the command must see no input: stdout %q", res.Stdout.String())
+	}
+}

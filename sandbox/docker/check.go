@@ -22,7 +22,7 @@ import (
 // is killed (there is no API to kill one exec), which also ends the output stream.
 func (d *Backend) runCommand(ctx context.Context, b *box, spec sandbox.Spec, lim sandbox.Limits, res *sandbox.Result) error {
 	stdout, stderr := sandbox.NewCapWriter(lim.OutputBytes), sandbox.NewCapWriter(lim.OutputBytes)
-	e, err := d.startExec(ctx, b, boxLayout.Expand(spec.Command), boxLayout.Environ(spec.Env))
+	e, err := d.startExec(ctx, b, boxLayout.Expand(spec.Command), boxLayout.Environ(spec.Env), spec.Stdin)
 	if err != nil {
 		return err
 	}

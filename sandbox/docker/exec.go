@@ -22,10 +22,12 @@ type execution struct {
 	conn types.HijackedResponse
 }
 
-func (d *Backend) startExec(ctx context.Context, b *box, argv, env []string) (*execution, error) {
+// startExec starts argv in the container. When stdin is not nil it is written to the
+// command's standard input, which is then closed (the exec sees EOF).
+func (d *Backend) startExec(ctx context.Context, b *box, argv, env []string, stdin []byte) (*execution, error) {
 	created, err := d.cli.ContainerExecCreate(ctx, b.id, container.ExecOptions{
 		User: sandbox.VerifierUser, Cmd: argv, Env: env, WorkingDir: boxLayout.Workspace,
-		AttachStdout: true, AttachStderr: true,
+		AttachStdin: stdin != nil, AttachStdout: true, AttachStderr: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: exec in %s: %w", ErrEngine, b.name, err)
@@ -33,6 +35,13 @@ func (d *Backend) startExec(ctx context.Context, b *box, argv, env []string) (*e
 	conn, err := d.cli.ContainerExecAttach(ctx, created.ID, container.ExecAttachOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("%w: attach to exec in %s: %w", ErrEngine, b.name, err)
+	}
+	if stdin != nil {
+		go func() {
+			// A command that stops reading makes the write fail; it then sees EOF or EPIPE.
+			_, _ = conn.Conn.Write(stdin)
+			_ = conn.CloseWrite()
+		}()
 	}
 	return &execution{id: created.ID, conn: conn}, nil
 }
@@ -51,7 +60,7 @@ func (d *Backend) exitCode(ctx context.Context, e *execution) (code int, running
 func (d *Backend) runSmall(ctx context.Context, b *box, argv []string, stdout, stderr io.Writer, timeout time.Duration) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	e, err := d.startExec(ctx, b, argv, []string{"PATH=" + sandbox.SafePath})
+	e, err := d.startExec(ctx, b, argv, []string{"PATH=" + sandbox.SafePath}, nil)
 	if err != nil {
 		return -1, err
 	}
