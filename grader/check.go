@@ -9,20 +9,29 @@ import (
 	"strings"
 
 	"github.com/tender-grader/tender/gitsafe"
+	"github.com/tender-grader/tender/grader/pyboot"
 	"github.com/tender-grader/tender/grader/restore"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/junit"
 	"github.com/tender-grader/tender/sandbox"
 )
 
-// check runs one verifier (target or regression) in a brand-new workspace. It returns the
-// check record and whether the tested tree equals the candidate's submission. A returned
-// error carries a verdict (integrity violation or error) and ends the pair.
-func (pl *pipeline) check(ctx context.Context, name string, ids []string) (report.Check, bool, error) {
-	chk := report.Check{Name: name, Backend: pl.opts.Backend.Name()}
+// checkRun is one check as it ran.
+type checkRun struct {
+	report.Check
+	ran   bool            // a verifier started: the record belongs in the result, whatever the verdict
+	reset restore.Outcome // what the restore changed back to the base content
+	notes []report.Reason // what decides nothing but should be seen: tripwires
+}
+
+// check runs one verifier (target or regression) in a brand-new workspace. A returned error
+// carries a verdict (integrity violation or error) and ends the pair; the check record comes
+// back with it when a verifier ran, so the evidence of a forged report is kept.
+func (pl *pipeline) check(ctx context.Context, name string, ids []string) (*checkRun, error) {
+	cr := &checkRun{Check: report.Check{Name: name, Backend: pl.opts.Backend.Name()}}
 	root, err := os.MkdirTemp(pl.opts.WorkDir, "tender-check-")
 	if err != nil {
-		return chk, false, stop(report.Error, report.CodeWorkspaceFailed, err.Error())
+		return cr, stop(report.Error, report.CodeWorkspaceFailed, err.Error())
 	}
 	defer os.RemoveAll(root)
 	tree, support := filepath.Join(root, "workspace"), filepath.Join(root, "support")
@@ -30,34 +39,30 @@ func (pl *pipeline) check(ctx context.Context, name string, ids []string) (repor
 	fp, err := pl.repo.repo.Materialize(ctx, pl.executed, tree)
 	if err != nil {
 		if errors.Is(err, gitsafe.ErrUnsafeTree) {
-			return chk, false, stop(report.Error, report.CodeUnsafeTree, err.Error())
+			return cr, stop(report.Error, report.CodeUnsafeTree, err.Error())
 		}
-		return chk, false, stop(report.Error, report.CodeWorkspaceFailed, err.Error())
+		return cr, stop(report.Error, report.CodeWorkspaceFailed, err.Error())
 	}
-	chk.Fingerprint = report.Fingerprint{Commit: fp.Commit, Tree: fp.Tree, IndexDigest: fp.IndexDigest, Clean: fp.Clean}
+	cr.Fingerprint = report.Fingerprint{Commit: fp.Commit, Tree: fp.Tree, IndexDigest: fp.IndexDigest, Clean: fp.Clean}
 	if err := pl.applyCandidate(ctx, tree); err != nil {
-		return chk, false, err
+		return cr, err
 	}
-	submitted, err := pl.restore(ctx, tree)
-	if err != nil {
-		return chk, false, err
+	if cr.reset, err = pl.restore(ctx, tree); err != nil {
+		return cr, err
 	}
-	sent, err := pl.addEvaluatorFiles(ctx, tree, support, ids)
-	if err != nil {
-		return chk, false, err
+	if err := pl.addEvaluatorFiles(ctx, tree, support); err != nil {
+		return cr, err
 	}
-	spec := pl.spec(name, tree, support, ids, sent)
+	spec, boot := pl.spec(name, tree, support, ids)
 	res, err := pl.opts.Backend.Run(ctx, spec)
 	if err != nil {
-		return chk, false, stop(report.Error, report.CodeVerifierFailed, err.Error())
+		return cr, stop(report.Error, report.CodeVerifierFailed, err.Error())
 	}
+	cr.ran = true
 	if res.Killed {
-		return chk, false, stop(report.Error, report.CodeVerifierKilled, "the verifier died of a signal Tender did not send; no verdict")
+		return cr, stop(report.Error, report.CodeVerifierKilled, "the verifier died of a signal Tender did not send; no verdict")
 	}
-	if err := pl.judge(&chk, res, tree, ids, sent); err != nil {
-		return chk, false, err
-	}
-	return chk, submitted, nil
+	return cr, pl.judge(cr, res, tree, ids, boot)
 }
 
 // applyCandidate applies the candidate's patch; instance validation runs without one.
@@ -79,53 +84,57 @@ func (pl *pipeline) applyCandidate(ctx context.Context, tree string) error {
 }
 
 // restore resets the evaluator's paths to the base content after the candidate's patch.
-func (pl *pipeline) restore(ctx context.Context, tree string) (bool, error) {
+func (pl *pipeline) restore(ctx context.Context, tree string) (restore.Outcome, error) {
 	base, err := pl.pristine(ctx)
 	if err != nil {
-		return false, stop(report.Error, report.CodeWorkspaceFailed, "materializing the base for restore: "+err.Error())
+		return restore.Outcome{}, stop(report.Error, report.CodeWorkspaceFailed, "materializing the base for restore: "+err.Error())
 	}
 	out, err := restore.Restore(tree, base, pl.suite.Restored)
 	if err != nil {
-		return false, stop(report.Error, report.CodeWorkspaceFailed, "restoring evaluator paths: "+err.Error())
+		return out, stop(report.Error, report.CodeWorkspaceFailed, "restoring evaluator paths: "+err.Error())
 	}
 	if len(out.Violations) > 0 {
-		return false, &verdictError{verdict: report.IntegrityViolation, reasons: out.Violations}
+		return out, &verdictError{verdict: report.IntegrityViolation, reasons: out.Violations}
 	}
-	return out.TestedAsSubmitted, nil
+	return out, nil
 }
 
-// addEvaluatorFiles applies the test patch, writes the hidden assets and, for pytest, the
-// forgery sentinels, then Tender's own runner configuration in the support directory.
-func (pl *pipeline) addEvaluatorFiles(ctx context.Context, tree, support string, ids []string) (*sentinels, error) {
+// resetNotes names what the restore changed back, for the result: a blocked cheat looks
+// blocked.
+func resetNotes(out restore.Outcome) []report.Reason {
+	var rs []report.Reason
+	for _, p := range out.Restored {
+		rs = append(rs, report.Reason{Code: report.CodeEvaluatorReset, Path: p, Detail: "the candidate's change to this evaluator file was reset to the base content"})
+	}
+	for _, p := range out.Removed {
+		rs = append(rs, report.Reason{Code: report.CodeEvaluatorReset, Path: p, Detail: "the candidate added this file under a restored path; it was removed"})
+	}
+	for _, sec := range out.Sections {
+		rs = append(rs, report.Reason{Code: report.CodeEvaluatorReset, Detail: "the candidate's test-runner section was reset: " + sec})
+	}
+	return rs
+}
+
+// addEvaluatorFiles applies the test patch and writes the hidden assets, into the workspace
+// and into the support directory. (The pytest bootstrap writes the forgery sentinels itself,
+// inside the verifier, so that no file the grader writes names them.)
+func (pl *pipeline) addEvaluatorFiles(ctx context.Context, tree, support string) error {
 	if pl.testPatch != nil {
 		if err := gitsafe.Apply(ctx, pl.testPatch, tree); err != nil {
-			return nil, stop(report.Error, report.CodeTestPatchFailed, fmt.Sprintf("%s: %v", pl.pair.TestPatchPath, err))
+			return stop(report.Error, report.CodeTestPatchFailed, fmt.Sprintf("%s: %v", pl.pair.TestPatchPath, err))
 		}
 	}
 	for _, a := range pl.pair.Assets {
 		for _, dst := range []string{filepath.Join(tree, filepath.FromSlash(a.Path)), filepath.Join(support, "assets", filepath.FromSlash(a.Path))} {
 			if err := writeFile(dst, a.Data, a.Mode); err != nil {
-				return nil, stop(report.Error, report.CodeWorkspaceFailed, err.Error())
+				return stop(report.Error, report.CodeWorkspaceFailed, err.Error())
 			}
 		}
 	}
 	if err := os.MkdirAll(filepath.Join(support, "out"), 0o755); err != nil {
-		return nil, stop(report.Error, report.CodeWorkspaceFailed, err.Error())
+		return stop(report.Error, report.CodeWorkspaceFailed, err.Error())
 	}
-	if pl.suite.Verifier.Runner != RunnerPytest {
-		return nil, nil
-	}
-	sent, err := newSentinels(tree, ids)
-	if err == nil {
-		err = sent.write(tree)
-	}
-	if err == nil {
-		err = writeFile(filepath.Join(support, "pytest.ini"), []byte(pytestIni), 0o644)
-	}
-	if err != nil {
-		return nil, stop(report.Error, report.CodeWorkspaceFailed, err.Error())
-	}
-	return sent, nil
+	return nil
 }
 
 // writeFile writes an evaluator file, replacing whatever the candidate left there.
@@ -141,28 +150,37 @@ func writeFile(path string, data []byte, mode uint32) error {
 	return os.WriteFile(path, data, perm)
 }
 
-func (pl *pipeline) spec(name, tree, support string, ids []string, sent *sentinels) sandbox.Spec {
+// spec is the verifier of one check. For pytest it also returns the bootstrap's
+// configuration, which travels on the command's standard input.
+func (pl *pipeline) spec(name, tree, support string, ids []string) (sandbox.Spec, *pyboot.Config) {
 	v := pl.suite.Verifier
-	return sandbox.Spec{
+	spec := sandbox.Spec{
 		RunID:     pl.opts.RunID,
 		Name:      pl.pair.ID + "/" + name,
 		Image:     v.Image,
 		Workspace: tree,
 		Support:   support,
-		Command:   command(v, ids, sent),
+		Command:   command(v, ids),
 		Env:       verifierEnv(v, pl.opts.Getenv),
 		Limits: sandbox.Limits{Timeout: v.Timeout, CPUs: v.CPUs, Memory: v.Memory, Pids: v.Pids,
 			DiskBytes: v.Disk, OutputBytes: maxLogBytes},
 	}
+	if v.Runner != RunnerPytest {
+		return spec, nil
+	}
+	boot := pyboot.NewConfig(ids, v.Plugins, v.PythonPath)
+	spec.Stdin = boot.Stdin()
+	return spec, &boot
 }
 
 // maxLogBytes caps each captured stream (head and tail kept).
 const maxLogBytes = 256 << 10
 
-// judge reads the verifier's report and decides the check.
-func (pl *pipeline) judge(chk *report.Check, res *sandbox.Result, tree string, ids []string, sent *sentinels) error {
-	chk.Isolated, chk.ImageID, chk.ExitCode = res.Isolated, res.ImageID, res.ExitCode
-	chk.Resources = report.Resources{WallMillis: res.Wall.Milliseconds(), PeakMemory: res.PeakMemory, OOMKilled: res.OOMKilled,
+// judge reads the verifier's report and decides the check. For pytest, the bootstrap's
+// control lines decide whether the report can be believed at all.
+func (pl *pipeline) judge(cr *checkRun, res *sandbox.Result, tree string, ids []string, boot *pyboot.Config) error {
+	cr.Isolated, cr.ImageID, cr.ExitCode = res.Isolated, res.ImageID, res.ExitCode
+	cr.Resources = report.Resources{WallMillis: res.Wall.Milliseconds(), PeakMemory: res.PeakMemory, OOMKilled: res.OOMKilled,
 		TimedOut: res.TimedOut, StdoutBytes: res.Stdout.Total, StderrBytes: res.Stderr.Total,
 		OutputTruncated: res.Stdout.Truncated || res.Stderr.Truncated}
 	data, err := pl.reportBytes(res)
@@ -170,42 +188,58 @@ func (pl *pipeline) judge(chk *report.Check, res *sandbox.Result, tree string, i
 	if err == nil && data != nil {
 		rep, err = junit.Parse(data, junit.Options{Runner: junit.Runner(pl.suite.Verifier.Runner), Files: listFiles(tree)})
 	}
-	if err := pl.saveLogs(chk, res, data, sent); err != nil {
+	var ctl pyboot.Control
+	if boot != nil {
+		ctl = pyboot.Read([]byte(res.Stdout.String()), boot.Nonce)
+	}
+	if err := pl.saveLogs(&cr.Check, res, data, ctl); err != nil {
 		return stop(report.Error, report.CodeWorkspaceFailed, err.Error())
 	}
-	if sent != nil && rep != nil && err == nil {
-		if forged := sent.verify(rep, res.ExitCode); len(forged) > 0 {
-			return &verdictError{verdict: report.IntegrityViolation, reasons: forged}
-		}
-	}
 	out := report.Reconcile(rep, err, ids, res.ExitCode)
-	chk.Passed, chk.Tests, chk.Reasons = out.Passed, out.Tests, pl.withholdAssetOutput(out.Reasons)
+	cr.Passed, cr.Tests, cr.Reasons = out.Passed, out.Tests, out.Reasons
 	if res.TimedOut {
-		chk.Passed = false
-		chk.Reasons = append([]report.Reason{{Code: report.CodeTimeout, Detail: fmt.Sprintf("killed after %s", pl.suite.Verifier.Timeout)}}, chk.Reasons...)
+		cr.Passed = false
+		cr.Reasons = append([]report.Reason{{Code: report.CodeTimeout, Detail: fmt.Sprintf("killed after %s", pl.suite.Verifier.Timeout)}}, cr.Reasons...)
 	}
 	if res.OOMKilled {
-		chk.Passed = false
-		chk.Reasons = append([]report.Reason{{Code: report.CodeOOM, Detail: fmt.Sprintf("out of memory (limit %d bytes)", pl.suite.Verifier.Memory)}}, chk.Reasons...)
+		cr.Passed = false
+		cr.Reasons = append([]report.Reason{{Code: report.CodeOOM, Detail: fmt.Sprintf("out of memory (limit %d bytes)", pl.suite.Verifier.Memory)}}, cr.Reasons...)
 	}
-	chk.Reasons = append(chk.Reasons, limitReasons(res, pl.suite.Verifier)...)
+	cr.Reasons = append(cr.Reasons, limitReasons(res, pl.suite.Verifier)...)
+	if boot == nil {
+		cr.Reasons = report.CapReasons(cr.Reasons, report.MaxCheckReasons)
+		return nil
+	}
+	if err != nil {
+		rep = nil
+	}
+	f := ctl.Judge(pyboot.Run{Report: rep, JUnit: res.JUnit, Exit: res.ExitCode, Ended: !res.TimedOut && !res.OOMKilled})
+	cr.notes = f.Notes
+	remapLines(cr.Reasons, ctl.Plan)
+	if f.Broken != "" {
+		return stop(report.Error, report.CodeBootstrap, f.Broken)
+	}
+	if len(f.Failed) > 0 {
+		cr.Passed = false
+		cr.Reasons = append(cr.Reasons, f.Failed...)
+	}
+	cr.Reasons = report.CapReasons(cr.Reasons, report.MaxCheckReasons)
+	if len(f.Forged) > 0 {
+		cr.Passed = false
+		cr.Reasons = report.CapReasons(append(f.Forged, cr.Reasons...), report.MaxCheckReasons)
+		return &verdictError{verdict: report.IntegrityViolation, reasons: f.Forged}
+	}
 	return nil
 }
 
-// withholdAssetOutput drops what a hidden evaluator test printed from the reasons, which
-// reach the summary and the check run: the candidate may read those, and must not learn the
-// hidden tests from them. The raw report and the log stay in the bundle for the operator.
-func (pl *pipeline) withholdAssetOutput(reasons []report.Reason) []report.Reason {
-	hidden := map[string]bool{}
-	for _, a := range pl.pair.Assets {
-		hidden[a.Path] = true
-	}
-	for i, r := range reasons {
-		if r.Path != "" && hidden[r.Path] {
-			reasons[i].Detail = "a hidden evaluator test did not pass; its output is withheld"
+// remapLines puts the lines of failing tests back in the numbering of the test module as the
+// suite has it (the bootstrap inserted sentinels into it).
+func remapLines(rs []report.Reason, plan *pyboot.Plan) {
+	for i := range rs {
+		if rs[i].Path != "" && rs[i].Line > 0 {
+			rs[i].Line = plan.OriginalLine(rs[i].Path, rs[i].Line)
 		}
 	}
-	return reasons
 }
 
 // limitReasons records the limits a check ran into. They explain a failure; they never make

@@ -101,11 +101,13 @@ func (f *fakeBackend) callsFor(pairID string) []fakeCall {
 
 // fakeRun is the run a verifier reports, built honestly from the protocol and then edited.
 type fakeRun struct {
+	proto    checkProtocol
 	cases    []fakeCase
 	exit     *int // nil: what pytest would exit with for the cases (1 when one failed)
 	noReport bool
 	raw      []byte // a report to return as is, instead of the cases
 	res      sandbox.Result
+	ctl      controlOpts // how the bootstrap's control lines differ from an honest run's
 }
 
 type fakeCase struct {
@@ -121,7 +123,7 @@ type edit func(*fakeRun)
 // be, then applies the edits.
 func reply(edits ...edit) verifier {
 	return func(_ context.Context, c *fakeCall) (*sandbox.Result, error) {
-		r := &fakeRun{res: sandbox.Result{Backend: "fake", Isolated: true, ImageID: "sha256:fake", Wall: time.Millisecond}}
+		r := &fakeRun{proto: c.Proto, res: sandbox.Result{Backend: "fake", Isolated: true, ImageID: "sha256:fake", Wall: time.Millisecond}}
 		for _, id := range c.Proto.Required {
 			r.cases = append(r.cases, fakeCase{id: id, status: junit.Passed})
 		}
@@ -153,7 +155,6 @@ func (r *fakeRun) result() *sandbox.Result {
 	if r.exit != nil {
 		res.ExitCode = *r.exit
 	}
-	res.Stdout = sandbox.Capture{Head: []byte(out.String()), Total: int64(out.Len())}
 	switch {
 	case r.noReport:
 		res.JUnit = nil
@@ -162,8 +163,19 @@ func (r *fakeRun) result() *sandbox.Result {
 	default:
 		res.JUnit = pytestJUnit(r.cases)
 	}
+	ctl := r.ctl
+	if res.TimedOut || res.OOMKilled {
+		ctl.noEnd = true // the bootstrap was killed with its test process
+	}
+	// As in a verifier: the bootstrap's control lines on stdout, the test run's output on stderr.
+	stdout := r.proto.control(res.ExitCode, res.JUnit, ctl)
+	res.Stdout = sandbox.Capture{Head: []byte(stdout), Total: int64(len(stdout))}
+	res.Stderr = sandbox.Capture{Head: []byte(out.String()), Total: int64(out.Len())}
 	return &res
 }
+
+// withControl changes the bootstrap's control lines.
+func withControl(set func(*controlOpts)) edit { return func(r *fakeRun) { set(&r.ctl) } }
 
 // failing reports the given required tests failed; with no IDs, every required test.
 func failing(ids ...string) edit {

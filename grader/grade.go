@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -110,7 +111,7 @@ func gradeSafely(ctx context.Context, s *Suite, p *Pair, repos *repoSet, opts Op
 		if v := recover(); v != nil {
 			r = newResult(p, start)
 			r.Verdict = report.Error
-			r.Reasons = []report.Reason{{Code: report.CodeInternalPanic, Detail: fmt.Sprintf("%v\n%s", v, debug.Stack())}}
+			r.Reasons = []report.Reason{{Code: report.CodeInternalPanic, Detail: panicNote(opts.LogDir, p.ID, v)}}
 		}
 		r.DurationMillis = opts.Now().Sub(start).Milliseconds()
 		r.ExpectMet = expectMet(p.Expect, r.Verdict)
@@ -202,3 +203,16 @@ func (s *Suite) source(id string) gitsafe.Source {
 }
 
 func (s *Suite) path(rel string) string { return s.Dir + string(os.PathSeparator) + rel }
+
+// panicNote keeps the panic's value and stack in the pair's operator log (a value may hold
+// the candidate's text) and returns what the result says.
+func panicNote(logDir, id string, v any) string {
+	if logDir != "" {
+		dir := filepath.Join(logDir, filepath.FromSlash(report.PairDir(id)))
+		if os.MkdirAll(dir, 0o755) == nil &&
+			os.WriteFile(filepath.Join(dir, "panic.log"), fmt.Appendf(nil, "%v\n%s", v, debug.Stack()), 0o644) == nil {
+			return "Tender failed on this pair (a bug); the stack is in " + report.PairDir(id) + "/panic.log"
+		}
+	}
+	return "Tender failed on this pair (a bug)"
+}

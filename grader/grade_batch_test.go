@@ -203,8 +203,9 @@ func TestGradeBatchErrors(t *testing.T) {
 }
 
 // TestGradeSpec: what a verifier is given. The workspace holds the candidate's change and the
-// evaluator's tests, the support directory Tender's own pytest.ini; the environment has no
-// host variable; limits come from the suite.
+// evaluator's tests; the command is the bootstrap and the test IDs are on its stdin only (the
+// protocol check in readProtocol); the environment has no host variable; limits come from the
+// suite.
 func TestGradeSpec(t *testing.T) {
 	t.Setenv("TENDER_TEST_SECRET", "host-token")
 	look := func(c *fakeCall) {
@@ -223,7 +224,6 @@ func TestGradeSpec(t *testing.T) {
 		for file, text := range map[string]string{
 			filepath.Join(s.Workspace, "calc", "formatting.py"):       "return sign + sep.join(groups)",
 			filepath.Join(s.Workspace, "tests", "test_formatting.py"): "def test_group_digits_negative",
-			filepath.Join(s.Support, "pytest.ini"):                    "[pytest]",
 		} {
 			if data, err := os.ReadFile(file); err != nil || !strings.Contains(string(data), text) {
 				c.errorf("%s does not contain %q (%v)", file, text, err)
@@ -267,9 +267,9 @@ func TestGradeSavesRedactedLogs(t *testing.T) {
 		t.Errorf("log lost the required test's failure:\n%s", log)
 	}
 	for _, s := range proto.Sentinels {
-		file, name, _ := strings.Cut(s.ID, "::")
-		if strings.Contains(log, file) || strings.Contains(log, name) {
-			t.Errorf("log names sentinel %s:\n%s", s.ID, log)
+		_, name, _ := strings.Cut(s.ID, "::")
+		if strings.Contains(log, name) || strings.Contains(log, "TENDER-CONTROL") {
+			t.Errorf("log names sentinel %s, or holds a control line:\n%s", s.ID, log)
 		}
 		if !strings.Contains(raw, name) {
 			t.Errorf("raw report lost sentinel %s", s.ID)

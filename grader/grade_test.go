@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tender-grader/tender/grader/pyboot"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/junit"
 	"github.com/tender-grader/tender/sandbox"
@@ -211,20 +212,45 @@ func verdictMatrix(t *testing.T) []matrixRow {
 			verdict: report.Unresolved, reasons: []report.Code{report.CodeTestDuplicate}, calls: 2},
 		{name: "required test skipped", target: reply(withStatus(junit.Skipped, f2p[0])), regression: reply(),
 			verdict: report.Unresolved, reasons: []report.Code{report.CodeTestSkipped}, calls: 2},
-		{name: "runner usage error leaves the sentinels to Reconcile", target: reply(sentinelsDropped(), exitCode(4)), regression: reply(),
+		{name: "runner usage error", target: reply(noReport(), exitCode(4)), regression: reply(),
+			verdict: report.Unresolved, reasons: []report.Code{report.CodeReportMissing, report.CodeExitCodeMismatch}, calls: 2},
+		{name: "collection errors exit 2 and fail the check", target: reply(exitCode(2)), regression: reply(),
 			verdict: report.Unresolved, reasons: []report.Code{report.CodeExitCodeMismatch}, calls: 2},
 
 		// Forged reports: integrity violations, and the regression check never starts.
-		{name: "must-fail sentinel reported passed", target: reply(sentinelsReported(false, junit.Passed)),
+		{name: "mutant reported passed with exit 1", target: reply(sentinelsReported(false, junit.Passed), exitCode(1)),
 			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged}, calls: 1},
-		{name: "must-pass sentinel reported failed", target: reply(sentinelsReported(true, junit.Failed)),
+		{name: "blanket pass with exit 0", target: reply(sentinelsReported(false, junit.Passed)),
+			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged, report.CodeReportForged}, calls: 1},
+		{name: "blanket pass with exit 2", target: reply(sentinelsReported(false, junit.Passed), exitCode(2)),
 			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged}, calls: 1},
-		{name: "sentinels missing", target: reply(sentinelsDropped()),
+		{name: "twin failed while its original passed", target: reply(sentinelsReported(true, junit.Failed)),
+			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged}, calls: 1},
+		{name: "report of the required tests alone", target: reply(sentinelsDropped(), exitCode(1)),
 			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged}, calls: 1},
 		{name: "exit 0 with a failure", target: reply(exitCode(0)),
 			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged}, calls: 1},
-		{name: "forged in the regression check", target: reply(), regression: reply(sentinelsReported(false, junit.Passed)),
-			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged}, calls: 2},
+		{name: "report changed after the test process ended", target: reply(withControl(func(o *controlOpts) { o.endDigest = ptr("0") })),
+			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged}, calls: 1},
+		{name: "report written though the bootstrap never ended", target: reply(withControl(func(o *controlOpts) { o.noEnd = true })),
+			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged}, calls: 1},
+		{name: "report without any bootstrap", target: reply(withControl(func(o *controlOpts) { o.noPlan = true })),
+			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged}, calls: 1},
+		{name: "no bootstrap and no report is a broken environment", target: reply(noReport(), exitCode(127), withControl(func(o *controlOpts) { o.noPlan = true })),
+			verdict: report.Error, reasons: []report.Code{report.CodeBootstrap}, calls: 1},
+		{name: "tripwire that fails the check", target: reply(withControl(func(o *controlOpts) { o.hits = []pyboot.Hit{{Kind: "write", What: "report"}} })),
+			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeTampering}, calls: 1},
+		{name: "tripwire that is only noted", target: reply(withControl(func(o *controlOpts) {
+			o.hits = []pyboot.Hit{{Kind: "note:ctypes", What: "loaded a C library through ctypes"}}
+		})), regression: reply(),
+			verdict: report.Resolved, reasons: []report.Code{report.CodeTripwire}, calls: 2},
+		{name: "forged in the regression check", target: reply(), regression: reply(sentinelsReported(false, junit.Passed), exitCode(1)),
+			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged}, calls: 2,
+			more: func(t *testing.T, r report.PairResult) {
+				if len(r.Checks) != 2 || r.Checks[1].Passed || r.Checks[1].Name != "regression" {
+					t.Errorf("the forged check is not recorded: %+v", r.Checks)
+				}
+			}},
 
 		// No verdict.
 		{name: "verifier infrastructure error", target: fails(errors.New("docker: engine gone")),
@@ -235,7 +261,10 @@ func verdictMatrix(t *testing.T) []matrixRow {
 		// What reaches the verifier.
 		{name: "candidate edit of a test file is undone", pair: withPatch(demoPatch(t, "edits-test")),
 			target: inspecting(testFileRestored, reply()), regression: inspecting(testFileRestored, reply()),
-			verdict: report.Resolved, calls: 2, more: func(t *testing.T, r report.PairResult) {
+			verdict: report.Resolved, reasons: []report.Code{report.CodeEvaluatorReset}, calls: 2, more: func(t *testing.T, r report.PairResult) {
+				if r.Reasons[0].Path != "tests/test_formatting.py" {
+					t.Errorf("the reset note names %q", r.Reasons[0].Path)
+				}
 				if r.TestedAsSubmitted {
 					t.Error("tested_as_submitted is true although the candidate's test edit was undone")
 				}
@@ -246,7 +275,8 @@ func verdictMatrix(t *testing.T) []matrixRow {
 		}, target: inspecting(assetWritten(hidden), reply(failing(hidden+"::test_hidden"))), regression: inspecting(assetWritten(hidden), reply()),
 			verdict: report.Unresolved, reasons: []report.Code{report.CodeTestFailed}, calls: 2,
 			more: func(t *testing.T, r report.PairResult) {
-				if d := r.Reasons[0].Detail; !strings.Contains(d, "withheld") || strings.Contains(d, "assert") {
+				// No runner text reaches a reason, for a hidden test or any other.
+				if d := r.Reasons[0].Detail; strings.Contains(d, "assert") {
 					t.Errorf("detail %q shows the hidden test's output", d)
 				}
 			}},
@@ -328,3 +358,5 @@ func assetWritten(rel string) func(*fakeCall) {
 		}
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

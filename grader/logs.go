@@ -6,13 +6,16 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/tender-grader/tender/grader/pyboot"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/sandbox"
 )
 
 // saveLogs writes a check's bounded output and raw report into the bundle directory and
-// records their bundle-relative names. Sentinel names are redacted from the log.
-func (pl *pipeline) saveLogs(chk *report.Check, res *sandbox.Result, junitXML []byte, sent *sentinels) error {
+// records their bundle-relative names. The logs are the operator's: the runner's own words go
+// there and nowhere else. The bootstrap's control lines are taken out and sentinel names
+// replaced.
+func (pl *pipeline) saveLogs(chk *report.Check, res *sandbox.Result, junitXML []byte, ctl pyboot.Control) error {
 	if pl.opts.LogDir == "" {
 		return nil
 	}
@@ -25,9 +28,12 @@ func (pl *pipeline) saveLogs(chk *report.Check, res *sandbox.Result, junitXML []
 		log.WriteString("local backend: not isolated\n")
 	}
 	fmt.Fprintf(&log, "check: %s\nexit code: %d\ntimed out: %v\noom killed: %v\nwall: %s\n", chk.Name, res.ExitCode, res.TimedOut, res.OOMKilled, res.Wall)
+	if pl.suite.Verifier.Runner == RunnerPytest {
+		log.WriteString(ctl.Summary() + "\n")
+	}
 	fmt.Fprintf(&log, "\n--- stdout (%d bytes) ---\n%s\n--- stderr (%d bytes) ---\n%s\n", res.Stdout.Total, res.Stdout.String(), res.Stderr.Total, res.Stderr.String())
 	chk.LogFile = report.CheckLog(pl.pair.ID, chk.Name)
-	if err := os.WriteFile(filepath.Join(pl.opts.LogDir, filepath.FromSlash(chk.LogFile)), sent.redact(log.Bytes()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(pl.opts.LogDir, filepath.FromSlash(chk.LogFile)), ctl.Redact(log.Bytes()), 0o644); err != nil {
 		return err
 	}
 	if junitXML == nil {

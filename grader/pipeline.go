@@ -28,6 +28,8 @@ type pipeline struct {
 	patch     *gitsafe.Patch
 	testPatch *gitsafe.Patch
 
+	notes []report.Reason // what decides nothing but belongs in the result, after the reasons
+
 	baseOnce sync.Once
 	base     *baseTree
 	baseErr  error
@@ -62,6 +64,7 @@ func (pl *pipeline) run(ctx context.Context, start time.Time) report.PairResult 
 	if ctx.Err() != nil && r.Verdict == report.Error {
 		r.Reasons = append(r.Reasons, report.Reason{Code: report.CodeInterrupted, Detail: ctx.Err().Error()})
 	}
+	r.Reasons = report.CapReasons(append(r.Reasons, pl.notes...), report.MaxPairReasons)
 	return r
 }
 
@@ -175,29 +178,49 @@ func (pl *pipeline) runChecks(ctx context.Context, r *report.PairResult) error {
 		ids  []string
 	}{{"target", pl.pair.FailToPass}, {"regression", pl.pair.PassToPass}}
 	verdict := report.Resolved
+	var notes []report.Reason
 	for _, c := range checks {
 		if len(c.ids) == 0 {
 			continue
 		}
-		chk, submitted, err := pl.check(ctx, c.name, c.ids)
-		if err == nil && !chk.Passed {
-			chk, err = pl.settle(ctx, c.name, c.ids, chk)
+		cr, err := pl.check(ctx, c.name, c.ids)
+		if err == nil && !cr.Passed {
+			cr.Check, err = pl.settle(ctx, c.name, c.ids, cr.Check)
+		}
+		if len(r.Checks) == 0 && (cr.ran || err == nil) {
+			notes = append(notes, resetNotes(cr.reset)...) // the same in every check
+		}
+		notes = append(notes, prefixed(c.name, cr.notes)...)
+		if cr.ran {
+			r.Checks = append(r.Checks, cr.Check)
+			r.TestedAsSubmitted = r.TestedAsSubmitted && cr.reset.TestedAsSubmitted
 		}
 		if err != nil {
+			var ve *verdictError
+			if errors.As(err, &ve) {
+				ve.reasons = prefixed(c.name, ve.reasons)
+			}
+			pl.notes = notes
 			return err
 		}
-		r.TestedAsSubmitted = r.TestedAsSubmitted && submitted
-		r.Checks = append(r.Checks, chk)
-		if !chk.Passed {
+		if !cr.Passed {
 			verdict = report.Unresolved
-			for _, reason := range chk.Reasons {
-				reason.Detail = c.name + ": " + reason.Detail
-				r.Reasons = append(r.Reasons, reason)
-			}
+			r.Reasons = append(r.Reasons, prefixed(c.name, cr.Reasons)...)
 		}
 	}
 	r.Verdict = verdict
+	pl.notes = notes
 	return nil
+}
+
+// prefixed names the check a reason came from.
+func prefixed(check string, rs []report.Reason) []report.Reason {
+	out := make([]report.Reason, len(rs))
+	for i, r := range rs {
+		r.Detail = check + ": " + r.Detail
+		out[i] = r
+	}
+	return out
 }
 
 func (pl *pipeline) cleanup() {

@@ -1,77 +1,98 @@
 package grader
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/tender-grader/tender/grader/pyboot"
 	"github.com/tender-grader/tender/sandbox"
 )
 
-// checkProtocol is what a verifier is told about one check: the tests it must report and
-// the hidden sentinel tests planted among them, each with the status it must be reported with.
+// checkProtocol is what a verifier is told about one check: the tests it must report, and
+// the sentinels the bootstrap plants among them (here the fake plays the bootstrap).
 type checkProtocol struct {
+	Nonce     string
 	Required  []string   // required test IDs, in the order the grader gave them
-	Sentinels []sentinel // hidden tests the grader planted for this check
+	Sentinels []sentinel // the sentinels "planted" for this check
 }
 
 type sentinel struct {
-	ID       string
-	MustPass bool // false: an honest run reports it failed
+	pyboot.Sentinel
+	MustPass bool // true for a twin (its original passes in an honest reply); false for a mutant
 }
 
 // readProtocol is the ONE place in the tests that knows how the grader tells a verifier which
-// tests to run and which sentinels it planted. The fake backend and every test built on it go
-// through it, so when the protocol changes, update this function and nothing else.
+// tests to run. The fake backend and every test built on it go through it, so when the
+// protocol changes, update this function (and control below) and nothing else.
 //
-// Today (grader/runner.go testCommand, grader/sentinel.go): for the pytest runner the test IDs
-// are the trailing operands of spec.Command: the required IDs in suite order, then the two
-// sentinels, the one that must pass and then the one that must fail, whose file the grader
-// wrote into spec.Workspace. Other runners plant no sentinels and are not covered here.
+// Today (grader/pyboot): for the pytest runner the command is the bootstrap, and the test IDs
+// travel as the JSON pyboot.Config on the command's standard input, never on the command
+// line. Inside a real verifier the bootstrap plants the sentinels in the test modules and
+// reports them on stdout; the fake plants, in the module of the first required test, one
+// twin of that test and one mutant.
 //
 // It returns an error, never panics or calls t.Fatal: it runs on the grader's goroutines.
 func readProtocol(spec sandbox.Spec) (checkProtocol, error) {
-	ops := trailingOperands(spec.Command)
-	if len(ops) < 3 {
-		return checkProtocol{}, fmt.Errorf("%s: want required IDs and two sentinels at the end of the command, got %q; "+
-			"if the grader's protocol changed, update readProtocol", spec.Name, spec.Command)
+	var cfg pyboot.Config
+	if err := json.Unmarshal(spec.Stdin, &cfg); err != nil || cfg.Nonce == "" || len(cfg.IDs) == 0 {
+		return checkProtocol{}, fmt.Errorf("%s: want the bootstrap's JSON configuration on stdin, got %q (%v); "+
+			"if the grader's protocol changed, update readProtocol", spec.Name, spec.Stdin, err)
 	}
-	n := len(ops) - 2
-	p := checkProtocol{Required: ops[:n], Sentinels: []sentinel{{ID: ops[n], MustPass: true}, {ID: ops[n+1], MustPass: false}}}
-	required := map[string]bool{}
-	for _, id := range p.Required {
-		file, _, _ := strings.Cut(id, "::")
-		required[file] = true
-	}
-	for _, s := range p.Sentinels {
-		// A sentinel lives in a file of its own that the grader wrote: a required test's file
-		// here means the operands are not what this function expects.
-		file, _, _ := strings.Cut(s.ID, "::")
-		_, err := os.Stat(filepath.Join(spec.Workspace, filepath.FromSlash(file)))
-		if err != nil || required[file] {
-			return p, fmt.Errorf("%s: %s does not look like a sentinel the grader planted (file in the workspace: %v, "+
-				"shared with a required test: %v); if the grader's protocol changed, update readProtocol", spec.Name, s.ID, err == nil, required[file])
+	for _, a := range spec.Command {
+		if slices.Contains(cfg.IDs, a) {
+			return checkProtocol{}, fmt.Errorf("%s: the required ID %s is on the command line", spec.Name, a)
 		}
 	}
-	return p, nil
+	file, _, _ := strings.Cut(cfg.IDs[0], "::")
+	return checkProtocol{Nonce: cfg.Nonce, Required: cfg.IDs, Sentinels: []sentinel{
+		{Sentinel: pyboot.Sentinel{ID: file + "::test_twin_of_first", Kind: pyboot.Twin, Of: cfg.IDs[0]}, MustPass: true},
+		{Sentinel: pyboot.Sentinel{ID: file + "::test_mutant_of_first", Kind: pyboot.Mutant}},
+	}}, nil
 }
 
-// trailingOperands returns the argv elements after the last option and its value.
-func trailingOperands(argv []string) []string {
-	takesValue := map[string]bool{"-c": true, "-p": true, "--rootdir": true, "--junitxml": true}
-	last := -1
-	for i, a := range argv {
-		if strings.HasPrefix(a, "-") {
-			last = i
-		}
+// controlOpts are the ways a fake run's control lines can differ from an honest bootstrap's.
+type controlOpts struct {
+	noPlan, noEnd bool
+	endExit       *int    // nil: the verifier's exit code
+	endDigest     *string // nil: the digest of the report returned
+	hits          []pyboot.Hit
+}
+
+// control writes the bootstrap's control lines for a run that exited with exit and left
+// report behind.
+func (p checkProtocol) control(exit int, report []byte, o controlOpts) string {
+	if o.noPlan {
+		return ""
 	}
-	start := last + 1
-	if last >= 0 && takesValue[argv[last]] {
-		start++
+	line := func(kind string, v any) string {
+		b, _ := json.Marshal(v)
+		return "TENDER-CONTROL " + p.Nonce + " " + kind + " " + string(b) + "\n"
 	}
-	if start > len(argv) {
-		return nil
+	var sents []pyboot.Sentinel
+	for _, s := range p.Sentinels {
+		sents = append(sents, s.Sentinel)
 	}
-	return argv[start:]
+	out := line("plan", pyboot.Plan{V: 1, Sentinels: sents})
+	for _, h := range o.hits {
+		out += line("hit", h)
+	}
+	if o.noEnd {
+		return out
+	}
+	end := pyboot.End{Exit: exit}
+	if report != nil {
+		sum := sha256.Sum256(report)
+		end.JUnitSHA256 = hex.EncodeToString(sum[:])
+	}
+	if o.endExit != nil {
+		end.Exit = *o.endExit
+	}
+	if o.endDigest != nil {
+		end.JUnitSHA256 = *o.endDigest
+	}
+	return out + line("end", end)
 }

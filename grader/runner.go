@@ -7,46 +7,26 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/tender-grader/tender/grader/pyboot"
 )
-
-// pytestIni is Tender's own pytest configuration, passed with -c so that no ini file, addopts
-// or plugin list of the candidate's is read.
-const pytestIni = `[pytest]
-addopts =
-junit_family = xunit1
-junit_logging = no
-junit_log_passing_tests = false
-`
-
-// pytestBootstrap runs pytest with the workspace appended to sys.path (never prepended), under
-// python -I, so a pytest.py, sitecustomize.py or .pth file of the candidate is never imported
-// in its place.
-const pytestBootstrap = "import os, sys; sys.path.append(os.environ['TENDER_WORKSPACE']); import pytest; sys.exit(pytest.main(sys.argv[1:]))"
 
 // command builds the verifier's argv for the runner. Tokens in braces are expanded by the
 // sandbox backend to its own layout; test IDs come from the suite, never from the candidate.
-func command(v Verifier, ids []string, sent *sentinels) []string {
-	return withSurfaces(v, testCommand(v, ids, sent))
+// The pytest runner's IDs are not on the command line at all: Tender's bootstrap reads them
+// on its standard input (grader/pyboot).
+func command(v Verifier, ids []string) []string {
+	return withSurfaces(v, testCommand(v, ids))
 }
 
-func testCommand(v Verifier, ids []string, sent *sentinels) []string {
+func testCommand(v Verifier, ids []string) []string {
 	switch v.Runner {
 	case RunnerGo:
 		return goCommand(ids)
 	case RunnerCommand:
 		return append([]string(nil), v.Command...)
 	}
-	argv := []string{"python3", "-I", "-B", "-c", pytestBootstrap,
-		"-c", "{tender}/pytest.ini", "--rootdir", "{workspace}", "-p", "no:cacheprovider",
-		"--import-mode=append", "--junitxml", "{junit}", "-q", "-rfE", "--tb=short", "--color=no"}
-	for _, p := range v.Plugins {
-		argv = append(argv, "-p", p)
-	}
-	argv = append(argv, ids...)
-	if sent != nil {
-		argv = append(argv, sent.ids()...)
-	}
-	return argv
+	return pyboot.Command()
 }
 
 var reGoID = regexp.MustCompile(`^(.+)\.(Test[^/.]*)(/.*)?$`)
@@ -94,7 +74,9 @@ func verifierEnv(v Verifier, getenv func(string) string) map[string]string {
 
 // withSurfaces runs the suite's setup commands, then the test command, then its post
 // commands, all in one process tree with one environment, so every surface sees the same
-// TENDER_* variables by construction. A failing setup command ends the check with its exit
+// TENDER_* variables by construction. Only the test command reads standard input (the
+// bootstrap's configuration) and writes standard output (its control channel); setup and
+// post commands read nothing and write to stderr. A failing setup command ends the check with its exit
 // code; post commands cannot change the test command's exit code. The argvs come from the
 // suite and are single-quoted for sh.
 func withSurfaces(v Verifier, test []string) []string {
@@ -103,11 +85,11 @@ func withSurfaces(v Verifier, test []string) []string {
 	}
 	var b strings.Builder
 	for i, argv := range v.Setup {
-		fmt.Fprintf(&b, "%s || { rc=$?; echo \"tender: setup command %d exited $rc\" >&2; exit $rc; }\n", shellQuote(argv), i+1)
+		fmt.Fprintf(&b, "%s </dev/null >&2 || { rc=$?; echo \"tender: setup command %d exited $rc\" >&2; exit $rc; }\n", shellQuote(argv), i+1)
 	}
 	fmt.Fprintf(&b, "%s\nrc=$?\n", shellQuote(test))
 	for i, argv := range v.Post {
-		fmt.Fprintf(&b, "%s || echo \"tender: post command %d exited $?\" >&2\n", shellQuote(argv), i+1)
+		fmt.Fprintf(&b, "%s </dev/null >&2 || echo \"tender: post command %d exited $?\" >&2\n", shellQuote(argv), i+1)
 	}
 	b.WriteString("exit $rc\n")
 	return []string{"sh", "-c", b.String(), "tender-check"}

@@ -4,22 +4,32 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // TestWithSurfacesQuotesEveryArgument: the setup, test and post argvs reach sh as literal
-// words. An argument carrying quotes or a command substitution is printed, never run.
+// words. An argument carrying quotes or a command substitution is printed, never run. Only the
+// test command writes to stdout (the bootstrap's control channel) and reads stdin; setup and
+// post commands write to stderr and read nothing.
 func TestWithSurfacesQuotesEveryArgument(t *testing.T) {
 	canary := filepath.Join(t.TempDir(), "canary")
 	hostile := `it's $(touch ` + canary + `) "and" ` + "`touch " + canary + "`"
 	v := Verifier{Setup: [][]string{{"printf", "%s|", hostile}}, Post: [][]string{{"printf", "|%s", hostile}}}
-	argv := withSurfaces(v, []string{"printf", "%s", hostile})
-	out, err := exec.Command(argv[0], argv[1:]...).Output()
+	v.Setup = append(v.Setup, []string{"cat"})
+	argv := withSurfaces(v, []string{"sh", "-c", `printf %s "$1"; cat`, "sh", hostile})
+	cmd := exec.Command(argv[0], argv[1:]...)
+	var stderr strings.Builder
+	cmd.Stdin, cmd.Stderr = strings.NewReader("for the test command only"), &stderr
+	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("%v: %v", argv, err)
 	}
-	if want := hostile + "|" + hostile + "|" + hostile; string(out) != want {
-		t.Errorf("got %q\nwant %q", out, want)
+	if want := hostile + "for the test command only"; string(out) != want {
+		t.Errorf("stdout %q\nwant %q", out, want)
+	}
+	if want := hostile + "||" + hostile; stderr.String() != want {
+		t.Errorf("stderr %q\nwant %q", stderr.String(), want)
 	}
 	if _, err := os.Stat(canary); !os.IsNotExist(err) {
 		t.Fatal("a command substitution in an argument ran")

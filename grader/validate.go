@@ -101,7 +101,7 @@ func validateBase(ctx context.Context, s *Suite, p *Pair, repos *repoSet, opts O
 		if len(c.ids) == 0 {
 			continue
 		}
-		chk, _, err := pl.check(ctx, "base-"+c.name, c.ids)
+		chk, err := pl.check(ctx, "base-"+c.name, c.ids)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("base %s: %v", c.name, err))
 			continue

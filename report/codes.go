@@ -1,6 +1,9 @@
 package report
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // Code is a reason code. Codes are public contract: tools match on them, the README lists
 // them, and every package that emits one takes it from the registry below.
@@ -21,6 +24,8 @@ type CodeInfo struct {
 	Origin  string // the stage that decides it, as the README's table says
 	Meaning string
 	Locus   Locus
+	// Note: the code explains or records; it never decides a verdict on its own.
+	Note bool
 }
 
 // The registry. Origins: pipeline (the pair's own steps), gitsafe (the repository), pre-scan
@@ -42,6 +47,11 @@ const (
 	CodeRestoreConflict    Code = "restore_conflict"
 
 	CodeReportForged Code = "report_forged"
+	CodeTampering    Code = "tampering"
+	CodeTripwire     Code = "tripwire"
+	CodeBootstrap    Code = "bootstrap_failed"
+
+	CodeEvaluatorReset Code = "evaluator_files_reset"
 
 	CodeTestMissing      Code = "test_missing"
 	CodeTestDuplicate    Code = "test_duplicate"
@@ -73,55 +83,61 @@ const (
 	CodeWorkspaceFailed  Code = "workspace_failed"
 	CodeInternalPanic    Code = "internal_panic"
 	CodeInterrupted      Code = "interrupted"
+	CodeMoreReasons      Code = "more_reasons"
 )
 
 var registry = []CodeInfo{
-	{CodeEmptyPatch, "pipeline", "the candidate patch is empty; nothing ran", NoLocus},
-	{CodePatchFailed, "pipeline", "the patch does not parse or does not apply; nothing partly applied is tested", NoLocus},
-	{CodePatchTooLarge, "pipeline", "the candidate patch is over the size cap; never parsed", NoLocus},
+	{CodeEmptyPatch, "pipeline", "the candidate patch is empty; nothing ran", NoLocus, false},
+	{CodePatchFailed, "pipeline", "the patch does not parse or does not apply; nothing partly applied is tested", NoLocus, false},
+	{CodePatchTooLarge, "pipeline", "the candidate patch is over the size cap; never parsed", NoLocus, false},
 
-	{CodeUnsafePath, "gitsafe, pre-scan", "absolute path, `..`, symlink or submodule mode", PatchLine},
-	{CodeProtected, "pre-scan", "a path under `protected_paths`", PatchLine},
-	{CodeEvaluator, "pre-scan", "a path the evaluator writes (test patch outside restored paths, hidden assets)", PatchLine},
-	{CodeGitPath, "pre-scan", "a `.git` component, or a look-alike", PatchLine},
-	{CodeShadowing, "pre-scan", "a module that would shadow the test tooling", PatchLine},
+	{CodeUnsafePath, "gitsafe, pre-scan", "absolute path, `..`, symlink or submodule mode", PatchLine, false},
+	{CodeProtected, "pre-scan", "a path under `protected_paths`", PatchLine, false},
+	{CodeEvaluator, "pre-scan", "a path the evaluator writes (test patch outside restored paths, hidden assets)", PatchLine, false},
+	{CodeGitPath, "pre-scan", "a `.git` component, or a look-alike", PatchLine, false},
+	{CodeShadowing, "pre-scan", "a module that would shadow the test tooling", PatchLine, false},
 
-	{CodeConfigUnverifiable, "restore", "a mixed-purpose config whose test-runner section could not be reset verifiably", NoLocus},
-	{CodeUnsafeEntry, "restore", "the workspace held something the restore refuses to touch", NoLocus},
-	{CodeRestoreConflict, "restore", "the workspace held something the restore refuses to touch", NoLocus},
+	{CodeConfigUnverifiable, "restore", "a mixed-purpose config whose test-runner section could not be reset verifiably", NoLocus, false},
+	{CodeUnsafeEntry, "restore", "the workspace held something the restore refuses to touch", NoLocus, false},
+	{CodeRestoreConflict, "restore", "the workspace held something the restore refuses to touch", NoLocus, false},
 
-	{CodeReportForged, "sentinels", "a sentinel test was flipped or dropped, or the exit status disagrees", NoLocus},
+	{CodeReportForged, "sentinels, bootstrap", "a sentinel contradicts the report, or the report or exit status is not the test process's own", NoLocus, false},
+	{CodeTampering, "bootstrap", "the code under test tampered with the test machinery (a tripwire that fails the check)", NoLocus, false},
+	{CodeTripwire, "bootstrap", "the code under test did something unusual that decides nothing; noted", NoLocus, true},
+	{CodeBootstrap, "bootstrap", "Tender's pytest bootstrap could not run the tests; no verdict", NoLocus, false},
+	{CodeEvaluatorReset, "restore", "the candidate changed an evaluator file; it was reset before the tests ran (noted)", NoLocus, true},
 
-	{CodeTestMissing, "reconcile", "a required test is not in the report", NoLocus},
-	{CodeTestDuplicate, "reconcile", "a required test is reported more than once", NoLocus},
-	{CodeTestSkipped, "reconcile", "a required test was skipped", TestLine},
-	{CodeTestXFail, "reconcile", "a required test was an expected failure", TestLine},
-	{CodeTestFailed, "reconcile", "a required test failed", TestLine},
-	{CodeTestError, "reconcile", "a required test errored", TestLine},
-	{CodeReportMissing, "reconcile", "the runner wrote no report", NoLocus},
-	{CodeReportUnparsable, "reconcile", "the report cannot be parsed", NoLocus},
-	{CodeTotalsMismatch, "reconcile", "the report's declared totals disagree with its cases", NoLocus},
-	{CodeExitCodeMismatch, "reconcile", "the runner's exit code disagrees with the cases", NoLocus},
+	{CodeTestMissing, "reconcile", "a required test is not in the report", NoLocus, false},
+	{CodeTestDuplicate, "reconcile", "a required test is reported more than once", NoLocus, false},
+	{CodeTestSkipped, "reconcile", "a required test was skipped", TestLine, false},
+	{CodeTestXFail, "reconcile", "a required test was an expected failure", TestLine, false},
+	{CodeTestFailed, "reconcile", "a required test failed", TestLine, false},
+	{CodeTestError, "reconcile", "a required test errored", TestLine, false},
+	{CodeReportMissing, "reconcile", "the runner wrote no report", NoLocus, false},
+	{CodeReportUnparsable, "reconcile", "the report cannot be parsed", NoLocus, false},
+	{CodeTotalsMismatch, "reconcile", "the report's declared totals disagree with its cases", NoLocus, false},
+	{CodeExitCodeMismatch, "reconcile", "the runner's exit code disagrees with the cases", NoLocus, false},
 
-	{CodeTimeout, "sandbox", "killed at the deadline", NoLocus},
-	{CodeOOM, "sandbox", "out of memory", NoLocus},
-	{CodePidsLimit, "sandbox", "the process limit was reached", NoLocus},
-	{CodeDiskFull, "sandbox", "a tmpfs filled up", NoLocus},
-	{CodeReportTooLarge, "sandbox", "the report was over the size cap and was not read", NoLocus},
+	{CodeTimeout, "sandbox", "killed at the deadline", NoLocus, false},
+	{CodeOOM, "sandbox", "out of memory", NoLocus, false},
+	{CodePidsLimit, "sandbox", "the process limit was reached", NoLocus, false},
+	{CodeDiskFull, "sandbox", "a tmpfs filled up", NoLocus, false},
+	{CodeReportTooLarge, "sandbox", "the report was over the size cap and was not read", NoLocus, false},
 
-	{CodeRepositoryRefused, "gitsafe", "the repository cannot be trusted", NoLocus},
-	{CodeBaseMissing, "gitsafe", "the base commit is not in the repository", NoLocus},
-	{CodeSourceDirty, "gitsafe", "the operator's clone has uncommitted changes", NoLocus},
-	{CodeHeadMismatch, "gitsafe", "the clone's HEAD is not the pinned base commit", NoLocus},
-	{CodeUnsafeTree, "gitsafe", "the base tree holds a symlink, a submodule or a .git entry", NoLocus},
+	{CodeRepositoryRefused, "gitsafe", "the repository cannot be trusted", NoLocus, false},
+	{CodeBaseMissing, "gitsafe", "the base commit is not in the repository", NoLocus, false},
+	{CodeSourceDirty, "gitsafe", "the operator's clone has uncommitted changes", NoLocus, false},
+	{CodeHeadMismatch, "gitsafe", "the clone's HEAD is not the pinned base commit", NoLocus, false},
+	{CodeUnsafeTree, "gitsafe", "the base tree holds a symlink, a submodule or a .git entry", NoLocus, false},
 
-	{CodeTestPatchInvalid, "grader", "the evaluator's test patch does not parse", NoLocus},
-	{CodeTestPatchFailed, "grader", "the evaluator's test patch does not apply", NoLocus},
-	{CodeVerifierFailed, "grader", "a verifier could not be run", NoLocus},
-	{CodeVerifierKilled, "grader", "a verifier was killed from outside (not at its deadline, not for memory)", NoLocus},
-	{CodeWorkspaceFailed, "grader", "a workspace could not be prepared", NoLocus},
-	{CodeInternalPanic, "grader", "Tender itself failed on this pair", NoLocus},
-	{CodeInterrupted, "grader", "the run was interrupted", NoLocus},
+	{CodeTestPatchInvalid, "grader", "the evaluator's test patch does not parse", NoLocus, false},
+	{CodeTestPatchFailed, "grader", "the evaluator's test patch does not apply", NoLocus, false},
+	{CodeVerifierFailed, "grader", "a verifier could not be run", NoLocus, false},
+	{CodeVerifierKilled, "grader", "a verifier was killed from outside (not at its deadline, not for memory)", NoLocus, false},
+	{CodeWorkspaceFailed, "grader", "a workspace could not be prepared", NoLocus, false},
+	{CodeInternalPanic, "grader", "Tender itself failed on this pair", NoLocus, false},
+	{CodeInterrupted, "grader", "the run was interrupted", NoLocus, false},
+	{CodeMoreReasons, "grader", "more reasons than a check or pair keeps; their count", NoLocus, true},
 }
 
 // Codes returns the registry, in the README's order.
@@ -145,4 +161,20 @@ func DistinctCodes(rs []Reason) []string {
 		}
 	}
 	return codes
+}
+
+// Reason caps: a candidate controls how many reasons its report can cause.
+const (
+	MaxCheckReasons = 20
+	MaxPairReasons  = 40
+)
+
+// CapReasons keeps the first n reasons and, when there were more, one more_reasons reason
+// that counts them.
+func CapReasons(rs []Reason, n int) []Reason {
+	if len(rs) <= n {
+		return rs
+	}
+	out := slices.Clone(rs[:n])
+	return append(out, Reason{Code: CodeMoreReasons, Detail: fmt.Sprintf("and %d more reasons, not recorded", len(rs)-n)})
 }

@@ -9,8 +9,11 @@ import (
 	"github.com/tender-grader/tender/report/junit"
 )
 
-// maxDetail caps the text a reason quotes from the report.
-const maxDetail = 500
+// maxDetail caps a reason's text; maxTotalsReasons the totals reasons of one report.
+const (
+	maxDetail        = 500
+	maxTotalsReasons = 5
+)
 
 // Outcome is what Reconcile concludes about one check.
 type Outcome struct {
@@ -62,14 +65,20 @@ func allStatus(ids []string, st TestStatus) map[string]TestStatus {
 	return m
 }
 
+// reportProblem names what is wrong with the report in Tender's words only: a parse error
+// can quote the report, which the candidate wrote.
 func reportProblem(rep *junit.Report, err error) (code Code, detail string, bad bool) {
 	switch {
-	case err != nil && errors.Is(err, fs.ErrNotExist):
-		return CodeReportMissing, clipText(err.Error(), maxDetail), true
-	case err != nil:
-		return CodeReportUnparsable, clipText(err.Error(), maxDetail), true
-	case rep == nil:
+	case err != nil && errors.Is(err, fs.ErrNotExist), err == nil && rep == nil:
 		return CodeReportMissing, "the runner wrote no JUnit report", true
+	case errors.Is(err, junit.ErrTooLarge):
+		return CodeReportUnparsable, "the report is over its size or count caps", true
+	case errors.Is(err, junit.ErrDoctype), errors.Is(err, junit.ErrEntity):
+		return CodeReportUnparsable, "the report declares a DOCTYPE or entities", true
+	case errors.Is(err, junit.ErrNotJUnit), errors.Is(err, junit.ErrEmpty):
+		return CodeReportUnparsable, "the report is not a JUnit report", true
+	case err != nil:
+		return CodeReportUnparsable, "the report is not well-formed XML", true
 	}
 	return "", "", false
 }
@@ -97,11 +106,9 @@ func judgeTest(id string, cases []junit.Case) (TestStatus, *Reason) {
 	if code == "" {
 		return st, nil
 	}
-	detail := fmt.Sprintf("%s: %s", id, st)
-	if c.Message != "" {
-		detail += ": " + c.Message
-	}
-	return st, &Reason{Code: code, Detail: clipText(detail, maxDetail), Path: c.File, Line: c.Line}
+	// The runner's message is not quoted: code the candidate controls can put anything in
+	// it, hidden tests included. The operator's log has it.
+	return st, &Reason{Code: code, Detail: clipText(fmt.Sprintf("%s: %s", id, st), maxDetail), Path: c.File, Line: c.Line}
 }
 
 // statusOf maps a case's status to the reconciled status and the reason code it costs.
@@ -129,11 +136,14 @@ func totalsReasons(rep *junit.Report) []Reason {
 		return []Reason{{Code: CodeTotalsMismatch, Detail: "the report declares no tests total in any suite"}}
 	}
 	var out []Reason
-	for _, m := range rep.Mismatches() {
-		s := rep.Suites[m.Suite]
-		out = append(out, Reason{Code: CodeTotalsMismatch, Detail: clipText(fmt.Sprintf(
-			"<%s name=%q> declares %s=%d but its cases add up to %d", s.Kind, s.Name, m.Field, m.Declared, m.Counted),
-			maxDetail)})
+	mm := rep.Mismatches()
+	for i, m := range mm {
+		if i == maxTotalsReasons {
+			out = append(out, Reason{Code: CodeTotalsMismatch, Detail: fmt.Sprintf("and %d more suites whose totals disagree", len(mm)-i)})
+			break
+		}
+		out = append(out, Reason{Code: CodeTotalsMismatch, Detail: fmt.Sprintf(
+			"suite %d of the report declares %s=%d but its cases add up to %d", m.Suite+1, m.Field, m.Declared, m.Counted)})
 	}
 	return out
 }

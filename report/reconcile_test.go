@@ -1,7 +1,6 @@
 package report
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -136,13 +135,34 @@ func TestReconcileDetails(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := Reconcile(rep, nil, []string{"tests/test_x.py::test_y"}, 1)
-	want := []Reason{{Code: CodeTestFailed, Detail: "tests/test_x.py::test_y: failed: assert 1 == 2", Path: "tests/test_x.py", Line: 5}}
+	// The runner's message is never quoted: the candidate writes it.
+	want := []Reason{{Code: CodeTestFailed, Detail: "tests/test_x.py::test_y: failed", Path: "tests/test_x.py", Line: 5}}
 	if diff := cmp.Diff(want, got.Reasons); diff != "" {
 		t.Errorf("reasons (-want +got):\n%s", diff)
 	}
-	long := Reconcile(nil, errors.New(strings.Repeat("x", 5000)), []string{"a"}, 0)
-	if n := len(long.Reasons[0].Detail); n > maxDetail+len("…") {
-		t.Errorf("detail of %d bytes", n)
+	parseErr := fmt.Errorf("%w: line 3: element <CANARY-FROM-THE-REPORT> closed by </x>", junit.ErrMalformed)
+	bad := Reconcile(nil, parseErr, []string{"a"}, 0)
+	if d := bad.Reasons[0].Detail; strings.Contains(d, "CANARY") || bad.Reasons[0].Code != CodeReportUnparsable {
+		t.Errorf("an unparsable report's reason quotes it: %+v", bad.Reasons[0])
+	}
+}
+
+// TestReconcileCapsTotalsReasons: a report of 400,000 suites whose totals disagree gives a
+// handful of reasons, not one per suite.
+func TestReconcileCapsTotalsReasons(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<testsuites>`)
+	for i := range 2000 {
+		fmt.Fprintf(&b, `<testsuite name="s%d" tests="9"><testcase classname="c" name="a%d"/></testsuite>`, i, i)
+	}
+	b.WriteString(`</testsuites>`)
+	rep, err := junit.Parse([]byte(b.String()), junit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Reconcile(rep, nil, []string{"c::a1"}, 0)
+	if n := len(got.Reasons); n != maxTotalsReasons+1 || !strings.Contains(got.Reasons[n-1].Detail, "more suites whose totals disagree") {
+		t.Errorf("%d reasons, last %+v", n, got.Reasons[n-1])
 	}
 }
 

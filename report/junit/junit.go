@@ -19,6 +19,15 @@ const DefaultMaxBytes = 32 << 20
 // maxDepth bounds element nesting; real reports nest a handful of levels.
 const maxDepth = 64
 
+// Count caps used when Options.MaxSuites or MaxCases is zero. A report past them is refused
+// whole (ErrTooLarge): the candidate controls the report, and every suite and case costs the
+// grader memory and, with totals that disagree, a reason each.
+const (
+	DefaultMaxSuites = 10_000
+	DefaultMaxCases  = 100_000
+	maxResults       = 16 // result elements kept per case; a real case has one
+)
+
 // Errors returned by Parse, always wrapped with %w and a detail saying where.
 var (
 	ErrTooLarge  = errors.New("junit: report exceeds the size cap")
@@ -46,6 +55,8 @@ const (
 type Options struct {
 	// MaxBytes caps the report size; zero means DefaultMaxBytes.
 	MaxBytes int64
+	// MaxSuites and MaxCases cap the elements read; zero means the defaults.
+	MaxSuites, MaxCases int
 	// Runner picks the ID form.
 	Runner Runner
 	// Files lists the workspace's files as slash-separated paths relative to the workspace

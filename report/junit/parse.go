@@ -236,6 +236,9 @@ func (p *parser) startSuite(t xml.StartElement) error {
 		return err
 	}
 	idx := len(p.rep.Suites)
+	if idx >= orDefault(p.opts.MaxSuites, DefaultMaxSuites) {
+		return fmt.Errorf("%w: more than %d suites", ErrTooLarge, orDefault(p.opts.MaxSuites, DefaultMaxSuites))
+	}
 	p.rep.Suites = append(p.rep.Suites, s)
 	p.suites = append(p.suites, idx)
 	p.push(frame{kind: suiteFrame, suite: idx})
@@ -270,6 +273,9 @@ func readTotals(t xml.StartElement, s *Suite) error {
 }
 
 func (p *parser) startCase(t xml.StartElement) error {
+	if n := orDefault(p.opts.MaxCases, DefaultMaxCases); len(p.builds) >= n {
+		return fmt.Errorf("%w: more than %d test cases", ErrTooLarge, n)
+	}
 	c := Case{
 		ClassName: attr(t, "classname"),
 		Name:      attr(t, "name"),
@@ -307,8 +313,11 @@ func (p *parser) startInCase(t xml.StartElement) {
 		p.push(frame{kind: otherFrame})
 		return
 	}
-	r := &result{tag: t.Name.Local, message: attr(t, "message"), typ: attr(t, "type")}
-	p.cur.results = append(p.cur.results, r)
+	// Past maxResults a case's later results add nothing but memory: their text goes to the
+	// last one kept.
+	if len(p.cur.results) < maxResults {
+		p.cur.results = append(p.cur.results, &result{tag: t.Name.Local, message: attr(t, "message"), typ: attr(t, "type")})
+	}
 	p.push(frame{kind: resultFrame})
 }
 
@@ -353,4 +362,11 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+func orDefault(n, def int) int {
+	if n > 0 {
+		return n
+	}
+	return def
 }

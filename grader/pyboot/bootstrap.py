@@ -1,0 +1,808 @@
+# Tender's pytest bootstrap. It is run as `python3 -I -B -c <this file>` inside a verifier,
+# with its configuration on standard input, and it is the first code to run there.
+#
+# Two processes:
+#   - the parent never imports anything from the workspace and never runs candidate code.
+#     It reads the configuration (required test IDs, a nonce) from stdin, writes the forgery
+#     sentinels into the test modules, and is the only writer of the control channel (the
+#     exec's real stdout): one "plan" line, the relayed tripwire hits, one "end" line with the
+#     child's exit status and the digest of the report as it stood when the child ended.
+#   - the child imports pytest and its plugins before the workspace is on sys.path, marks the
+#     absent standard-library names as missing, clears PYTEST_*/PYTHON* variables, installs
+#     an audit hook (it cannot be removed), and runs pytest on the shuffled test IDs it gets
+#     from the parent through a pipe: the IDs are never on a command line or in a file.
+#
+# The child is forked before the configuration is read, so its memory never holds the
+# required IDs apart from the sentinels, or the nonce. The parent makes itself non-dumpable,
+# so the child cannot read its memory either. Everything the child reports is a hint
+# (it runs the candidate's code); the parent's plan and end lines are evidence.
+import os
+import sys
+
+CTRL = "TENDER-CONTROL"
+
+
+def main():
+    ctrl = os.dup(1)
+    go_r, go_w = os.pipe()
+    hit_r, hit_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(ctrl)
+        os.close(go_w)
+        os.close(hit_r)
+        child(go_r, hit_w)
+        os._exit(70)
+    os.close(go_r)
+    os.close(hit_w)
+    parent(pid, ctrl, go_w, hit_r)
+
+
+# ---------------------------------------------------------------------------------------
+# the parent
+
+
+def parent(pid, ctrl, go_w, hit_r):
+    import json
+
+    nondumpable()
+    nonce = ""
+
+    def emit(kind, obj):
+        line = "%s %s %s %s\n" % (CTRL, nonce, kind, json.dumps(obj, separators=(",", ":"), sort_keys=True))
+        write_all(ctrl, line.encode())
+
+    try:
+        cfg = json.loads(read_all(0).decode("utf-8"))
+        nonce = cfg["nonce"]
+        ws, tender, junit = (os.environ[k] for k in ("TENDER_WORKSPACE", "TENDER_DIR", "TENDER_JUNIT"))
+        cfg["workspace"], cfg["junit"] = ws, junit
+        unlink(junit)  # a report must be written by this run, not planted before it
+        plan = make_sentinels(cfg)
+        emit("plan", plan["public"])
+        ids = list(cfg["ids"]) + plan["ids"]
+        import random
+
+        random.SystemRandom().shuffle(ids)
+        go = {
+            "args": pytest_args(cfg) + ids,
+            "plugins": cfg.get("plugins") or [],
+            "paths": plan["paths"] + [os.path.join(ws, p) for p in cfg.get("python_path") or []],
+            "workspace": ws,
+            "tender": tender,
+            "junit": junit,
+            "watch": plan["files"],
+        }
+        write_all(go_w, json.dumps(go).encode())
+    except Exception as e:  # a broken configuration or workspace: no verdict
+        emit("error", {"stage": "plan", "type": type(e).__name__})
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        os._exit(3)
+    finally:
+        os.close(go_w)
+
+    hits = {"n": 0}
+
+    def relay():
+        buf = b""
+        while True:
+            try:
+                chunk = os.read(hit_r, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            buf += chunk
+            while b"\n" in buf:
+                raw, buf = buf.split(b"\n", 1)
+                hits["n"] += 1
+                if hits["n"] > 200:
+                    continue
+                try:
+                    hit = json.loads(raw.decode("utf-8"))
+                except ValueError:
+                    hit = {"kind": "garbled"}
+                if isinstance(hit, dict):
+                    emit("hit", {k: hit[k] for k in ("kind", "what") if isinstance(hit.get(k), str)})
+
+    import threading
+
+    t = threading.Thread(target=relay, daemon=True)
+    t.start()
+    _, status = os.waitpid(pid, 0)
+    t.join(1.0)
+    end = {"hits": hits["n"]}
+    if os.WIFSIGNALED(status):
+        end["signal"] = os.WTERMSIG(status)
+        code = 128 + end["signal"]
+    else:
+        code = os.WEXITSTATUS(status)
+    end["exit"] = code
+    end["junit_sha256"] = file_sha256(cfg["junit"])
+    emit("end", end)
+    os._exit(code)
+
+
+def pytest_args(cfg):
+    """pytest's command line: Tender's settings only. No ini file of the candidate's is read
+    (-c /dev/null), no plugin loads by itself, test modules and conftests are imported by
+    path (importlib), and the cache is off."""
+    args = ["-c", os.devnull, "--rootdir", cfg["workspace"], "-o", "addopts=", "-o", "junit_family=xunit1",
+            "-o", "junit_logging=no", "-o", "junit_log_passing_tests=false", "-p", "no:cacheprovider",
+            "--import-mode=importlib", "--junitxml", cfg["junit"], "-q", "-rfE", "--tb=short", "--color=no"]
+    for p in cfg.get("plugins") or []:
+        args += ["-p", p]
+    return args
+
+
+def unlink(path):
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def nondumpable():
+    # PR_SET_DUMPABLE 0: a process of the same user can neither ptrace this one nor read its
+    # /proc/<pid>/mem, so the child cannot learn the nonce.
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)
+    except Exception:
+        pass
+
+
+def read_all(fd):
+    out = []
+    while True:
+        b = os.read(fd, 1 << 16)
+        if not b:
+            return b"".join(out)
+        out.append(b)
+
+
+def write_all(fd, data):
+    while data:
+        n = os.write(fd, data)
+        data = data[n:]
+
+
+def file_sha256(path):
+    import hashlib
+
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return ""
+
+
+# ---------------------------------------------------------------------------------------
+# the sentinels
+
+
+def make_sentinels(cfg):
+    """Writes twins and mutants of the pair's own tests into their modules.
+
+    A twin is a verbatim copy of a required test under a new name: when the test passes, its
+    twin must pass. A mutant is a copy whose expected value in one top-level equality
+    assertion is replaced by a random value of the same shape: it must not pass. Names follow
+    the module's own style; each sentinel sits right before or right after its original.
+    """
+    import ast
+    import random
+
+    rng = random.SystemRandom()
+    ws = cfg["workspace"]
+    want_twins, want_mutants = cfg.get("twins", 2), cfg.get("mutants", 3)
+    files = {}  # rel path -> Module
+    order = []
+    for nodeid in cfg["ids"]:
+        rel = nodeid.split("::", 1)[0]
+        if rel.endswith(".py") and rel not in files:
+            files[rel] = load_module(ws, rel, ast)
+            order.append(rel)
+    required = []  # (Module, Test, param suffix, nodeid)
+    for nodeid in cfg["ids"]:
+        parts = nodeid.split("::")
+        mod = files.get(parts[0])
+        if mod is None or mod.tree is None:
+            continue
+        name, suffix = split_params(parts[-1])
+        t = mod.tests.get((parts[1] if len(parts) == 3 else None, name))
+        if t is not None and len(parts) in (2, 3):
+            required.append((mod, t, suffix, nodeid))
+    rng.shuffle(required)
+    sentinels, taken = [], set()
+
+    twins = [r for r in required if twinnable(r[1])]
+    for mod, t, suffix, nodeid in twins:
+        if len([s for s in sentinels if s["kind"] == "twin"]) >= want_twins:
+            break
+        if (t.key, "twin") in taken:
+            continue
+        taken.add((t.key, "twin"))
+        new = mod.fresh_name(t, rng)
+        mod.insert(t, t.renamed(new), rng)
+        sentinels.append({"kind": "twin", "id": t.nodeid(mod.rel, new) + suffix, "of": nodeid})
+
+    pool = [r[1] for r in required]
+    extra = [t for rel in order if files[rel].tree is not None for t in files[rel].tests.values()]
+    rng.shuffle(extra)
+    for t in pool + extra:
+        if len([s for s in sentinels if s["kind"] == "mutant"]) >= want_mutants:
+            break
+        if (t.key, "mutant") in taken:
+            continue
+        mod = t.module
+        text = t.mutant(rng, ast)
+        if text is None:
+            continue
+        taken.add((t.key, "mutant"))
+        new = mod.fresh_name(t, rng)
+        mod.insert(t, t.renamed(new, text), rng)
+        sentinels.append({"kind": "mutant", "id": t.nodeid(mod.rel, new)})
+
+    shifts = {}
+    for rel in order:
+        mod = files[rel]
+        if mod.inserts:
+            shifts[rel] = mod.write(ws)
+    paths = []
+    for rel in order:
+        base = basedir(ws, os.path.dirname(rel))
+        if base != ws and base not in paths:
+            paths.append(base)
+    return {
+        "public": {"v": 1, "sentinels": sentinels, "shifts": shifts},
+        "ids": [s["id"] for s in sentinels],
+        "paths": paths,
+        "files": [os.path.join(ws, rel) for rel in order],
+    }
+
+
+def split_params(name):
+    i = name.find("[")
+    if i < 0:
+        return name, ""
+    return name[:i], name[i:]
+
+
+def basedir(ws, reldir):
+    """The directory pytest's append mode puts on sys.path for a test in reldir: the first
+    directory above it that is not a package."""
+    d = os.path.join(ws, reldir) if reldir else ws
+    while d != ws and os.path.exists(os.path.join(d, "__init__.py")):
+        d = os.path.dirname(d)
+    return d
+
+
+class Module:
+    def __init__(self, rel, data, tree):
+        self.rel, self.data, self.tree = rel, data, tree
+        self.lines = data.splitlines(keepends=True)
+        self.tests = {}
+        self.names = set()
+        self.inserts = []  # (line index to insert before, text)
+
+    def fresh_name(self, t, rng):
+        """A new test name in the style of the test's siblings: their own words, rearranged."""
+        siblings = [n for (cls, n) in self.tests if cls == t.cls] or [t.name]
+        camel = not t.name.startswith("test_")
+        words = set()
+        for n in siblings:
+            words.update(w for w in split_words(n[4:]) if w.isalpha() and len(w) > 1)
+        words = sorted(words | {"case", "value", "result"} if len(words) < 3 else words)
+        for attempt in range(400):
+            picked = rng.sample(words, min(rng.choice((2, 2, 3, 3, 4)), len(words)))
+            if attempt >= 200:
+                picked.append(str(attempt - 198))
+            if camel:
+                name = "test" + "".join(w[:1].upper() + w[1:] for w in picked)
+            else:
+                name = "test_" + "_".join(w.lower() for w in picked)
+            if name not in self.names:
+                self.names.add(name)
+                return name
+        raise RuntimeError("no free sentinel name")
+
+    def insert(self, t, text, rng):
+        blank = b"\n" if t.cls else b"\n\n"
+        if rng.random() < 0.5:
+            self.inserts.append((t.first - 1, text + blank))
+        else:
+            self.inserts.append((t.last, blank + text))
+
+    def write(self, ws):
+        lines = list(self.lines)
+        if lines and not lines[-1].endswith(b"\n"):
+            lines[-1] += b"\n"
+        shifts = []
+        for at, text in sorted(self.inserts, key=lambda x: x[0], reverse=True):
+            added = text.splitlines(keepends=True)
+            lines[at:at] = added
+            shifts.append([at, len(added)])
+        path = os.path.join(ws, self.rel)
+        with open(path, "wb") as f:
+            f.write(b"".join(lines))
+        return sorted(shifts)
+
+
+def split_words(s):
+    out, cur = [], ""
+    for ch in s:
+        if ch == "_":
+            if cur:
+                out.append(cur)
+            cur = ""
+        elif ch.isupper() and cur and not cur[-1].isupper():
+            out.append(cur)
+            cur = ch.lower()
+        else:
+            cur += ch.lower() if ch.isupper() else ch
+    if cur:
+        out.append(cur)
+    return out
+
+
+def load_module(ws, rel, ast):
+    path = os.path.join(ws, rel)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+        tree = ast.parse(data, filename=rel)
+    except (OSError, SyntaxError, ValueError):
+        return Module(rel, b"", None)
+    mod = Module(rel, data, tree)
+    for node in ast.walk(tree):
+        for attr in ("name", "id"):
+            v = getattr(node, attr, None)
+            if isinstance(v, str):
+                mod.names.add(v)
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            t = Test(mod, None, node)
+            mod.tests[t.key] = t
+        elif isinstance(node, ast.ClassDef):
+            for sub in node.body:
+                if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)) and sub.name.startswith("test"):
+                    t = Test(mod, node.name, sub)
+                    mod.tests[t.key] = t
+    return mod
+
+
+class Test:
+    def __init__(self, module, cls, node):
+        self.module, self.cls, self.node, self.name = module, cls, node, node.name
+        self.key = (cls, node.name)
+        starts = [d.lineno for d in node.decorator_list] + [node.lineno]
+        self.first, self.last = min(starts), node.end_lineno
+
+    def nodeid(self, rel, name):
+        return "::".join([rel] + ([self.cls] if self.cls else []) + [name])
+
+    def source(self):
+        return b"".join(self.module.lines[self.first - 1 : self.last])
+
+    def renamed(self, new, text=None):
+        text = self.source() if text is None else text
+        old = b"def " + self.name.encode() + b"("
+        i = text.find(old)
+        if i < 0:
+            raise RuntimeError("definition line not found")
+        return text[:i] + b"def " + new.encode() + b"(" + text[i + len(old) :]
+
+    def mutant(self, rng, ast):
+        """The function's source with one expected value replaced, or None."""
+        spots = []
+        for stmt in self.node.body:
+            for lit in expected_literals(stmt, ast):
+                spots.append(lit)
+        rng.shuffle(spots)
+        for lit in spots:
+            seg = segment(self.module.lines, lit)
+            if seg is None:
+                continue
+            new = mutate_literal(seg, rng)
+            if new is None:
+                continue
+            lines = list(self.module.lines[self.first - 1 : self.last])
+            i = lit.lineno - self.first
+            line = lines[i]
+            lines[i] = line[: lit.col_offset] + new + line[lit.end_col_offset :]
+            return b"".join(lines)
+        return None
+
+
+def twinnable(t):
+    # A copy must behave as its original does. Tests that look at their own name or frame
+    # (snapshots keyed by test name, request.node, inspect) may not; they get no twin.
+    src = t.source()
+    for word in (b"request.node", b"request.function", b"_getframe", b"inspect.", b"__name__", b"snapshot", b"__qualname__"):
+        if word in src:
+            return False
+    return True
+
+
+def expected_literals(stmt, ast):
+    """Literal expected values of a top-level equality assertion: `assert x == LIT`,
+    `assert LIT == x`, `self.assertEqual(x, LIT)`. Only single-line literals."""
+    sides = []
+    if isinstance(stmt, ast.Assert) and isinstance(stmt.test, ast.Compare):
+        c = stmt.test
+        if len(c.ops) == 1 and isinstance(c.ops[0], ast.Eq):
+            sides = [c.left, c.comparators[0]]
+    elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        f = stmt.value.func
+        if isinstance(f, ast.Attribute) and f.attr in ("assertEqual", "assertEquals") and len(stmt.value.args) >= 2:
+            sides = stmt.value.args[:2]
+    out = []
+    for side in sides:
+        nodes = side.elts if isinstance(side, (ast.Tuple, ast.List)) else [side]
+        for n in nodes:
+            if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub) and isinstance(n.operand, ast.Constant):
+                n = n.operand
+            if isinstance(n, ast.Constant) and not isinstance(n.value, bool) and isinstance(n.value, (str, bytes, int, float)):
+                if n.lineno == n.end_lineno:
+                    out.append(n)
+    return out
+
+
+def segment(lines, node):
+    if node.lineno != node.end_lineno:
+        return None
+    return lines[node.lineno - 1][node.col_offset : node.end_col_offset]
+
+
+DIGITS = "0123456789"
+LOWER = "abcdefghijklmnopqrstuvwxyz"
+UPPER = LOWER.upper()
+
+
+def mutate_literal(seg, rng):
+    """A literal of the same shape as seg (bytes of source) that differs from it in at least
+    two characters, or None when seg is too small to mutate without risking a value that a
+    wrong implementation could produce."""
+    try:
+        s = seg.decode("ascii")
+    except UnicodeDecodeError:
+        return None
+    if s.isdigit():
+        return mutate_chars(s, rng, 2, leading=True)
+    if s.count(".") == 1 and s.replace(".", "").isdigit():
+        return mutate_chars(s, rng, 3, leading=False)
+    prefix = ""
+    while s and s[0] in "bBuU":
+        prefix, s = prefix + s[0], s[1:]
+    if len(s) < 2 or s[0] not in "'\"" or s[-1] != s[0] or s.startswith(s[0] * 3):
+        return None
+    body = s[1:-1]
+    if "\\" in body or s[0] in body or prefix.lower().count("r"):
+        return None
+    new = mutate_chars(body, rng, 3, leading=False)
+    if new is None:
+        return None
+    return (prefix + s[0]).encode() + new + s[0].encode()
+
+
+def mutate_chars(s, rng, minimum, leading):
+    spots = [i for i, ch in enumerate(s) if ch.isascii() and ch.isalnum()]
+    if len(spots) < minimum:
+        return None
+    k = max(2, len(spots) // 3)
+    chosen = set(rng.sample(spots, k))
+    out = []
+    for i, ch in enumerate(s):
+        if i not in chosen:
+            out.append(ch)
+            continue
+        pool = DIGITS if ch.isdigit() else LOWER if ch.islower() else UPPER
+        if leading and i == spots[0] and ch.isdigit():
+            pool = "123456789"
+        out.append(rng.choice([c for c in pool if c != ch]))
+    return "".join(out).encode()
+
+
+# ---------------------------------------------------------------------------------------
+# the child
+
+
+def child(go_r, hit_w):
+    fd = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(fd, 0)
+    os.close(fd)
+    os.dup2(2, 1)  # the test run's output goes to stderr; stdout is the parent's alone
+    import json
+
+    preload([])
+    go = json.loads(read_all(go_r).decode("utf-8"))
+    os.close(go_r)
+    preload(go["plugins"])
+    mark_absent()
+    scrub_env()
+    for p in go["paths"] + [go["workspace"]]:
+        if p not in sys.path:
+            sys.path.append(p)
+    wire = Tripwires(hit_w, go)
+    sys.addaudithook(wire.hook)
+    import pytest
+
+    code = pytest.main(go["args"], plugins=[TenderPlugin(wire)])
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:
+        pass
+    os._exit(int(code))
+
+
+PYTEST_OPTIONAL = ("pygments", "colorama", "argcomplete", "tomli", "exceptiongroup", "importlib_metadata",
+                   "py", "iniconfig", "pluggy", "packaging", "attr", "org", "java", "nt", "msvcrt", "_winapi",
+                   "winreg", "_overlapped", "_scproxy", "posix", "readline")
+
+
+def preload(plugins):
+    import importlib
+
+    import pytest  # noqa: F401
+    import _pytest.config as cfg
+
+    for name in cfg.default_plugins:
+        importlib.import_module("_pytest." + name)
+    for name in plugins:
+        importlib.import_module(name)
+
+
+def mark_absent():
+    """Every standard-library (and pytest-optional) name that the image lacks is marked
+    missing, so no file of the workspace can ever be imported under that name."""
+    import importlib.util
+
+    names = set(sys.stdlib_module_names) | set(PYTEST_OPTIONAL)
+    for name in sorted(names):
+        if name in sys.modules:
+            continue
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            sys.modules[name] = None
+
+
+def scrub_env():
+    keep = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD", "PYTHONDONTWRITEBYTECODE"}
+    for k in list(os.environ):
+        if (k.startswith("PYTEST_") or k.startswith("PYTHON")) and k not in keep:
+            del os.environ[k]
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+
+
+LETHAL = {1, 2, 3, 6, 9, 11, 15, 19}
+
+
+class Tripwires:
+    """The audit hook. It records what no honest test run does to the test machinery. Hits
+    carry only Tender's own words (a kind and a fixed 'what'), never a path or a value."""
+
+    def __init__(self, fd, go):
+        import _pytest
+        import pluggy
+
+        self.fd = fd
+        self.tender = os.path.realpath(go["tender"]) + os.sep
+        self.home = os.path.join(self.tender, "home") + os.sep
+        self.junit = os.path.realpath(go["junit"])
+        self.watch = set(os.path.realpath(p) for p in go["watch"])
+        self.pid = os.getpid()
+        self.pgid = os.getpgid(0)
+        self.busy = False
+        self.seen = set()
+        self.trusted = (os.path.dirname(os.__file__), os.path.dirname(os.path.dirname(_pytest.__file__)),
+                        os.path.dirname(pluggy.__file__))
+        self.snapshot = snapshot_machinery()
+        self.handlers = {
+            "open": self.on_open,
+            "os.rename": self.on_move,
+            "os.replace": self.on_move,
+            "os.link": self.on_move,
+            "os.symlink": self.on_move,
+            "os.remove": self.on_remove,
+            "os.rmdir": self.on_remove,
+            "os.truncate": self.on_remove,
+            "os.kill": self.on_kill,
+            "os.killpg": self.on_killpg,
+            "compile": self.on_compile,
+            "exec": self.on_exec,
+            "object.__setattr__": self.on_setattr,
+            "ctypes.dlopen": self.note("ctypes", "loaded a C library through ctypes"),
+            "ctypes.call_function": self.note("ctypes", "called a C function through ctypes"),
+            "gc.get_objects": self.note("gc", "walked every object of the interpreter"),
+            "gc.get_referrers": self.note("gc", "walked the referrers of an object"),
+            "sys._current_frames": self.note("frames", "read the frames of every thread"),
+            "sys.settrace": self.note("trace", "installed a trace function"),
+            "sys.setprofile": self.note("trace", "installed a profile function"),
+        }
+
+    def hook(self, event, args):
+        h = self.handlers.get(event)
+        if h is None or self.busy:
+            return
+        self.busy = True
+        try:
+            h(args)
+        except Exception:
+            pass
+        finally:
+            self.busy = False
+
+    def send(self, kind, what):
+        if (kind, what) in self.seen:
+            return
+        self.seen.add((kind, what))
+        try:
+            os.write(self.fd, ('{"kind":"%s","what":"%s"}\n' % (kind, what)).encode())
+        except OSError:
+            pass
+
+    def note(self, kind, what):
+        return lambda args: self.send("note:" + kind, what)
+
+    def caller_trusted(self, depth=2):
+        f = sys._getframe(depth)
+        while f is not None and f.f_code.co_filename.startswith("<frozen"):
+            f = f.f_back
+        if f is None:
+            return True
+        return f.f_code.co_filename.startswith(self.trusted)
+
+    def guarded(self, path):
+        if not isinstance(path, (str, bytes)):
+            return None
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        p = os.path.realpath(path)
+        if p == self.junit:
+            return "report"
+        if p.startswith(self.tender) and not p.startswith(self.home):
+            return "tender"
+        if p in self.watch:
+            return "test"
+        return None
+
+    def on_open(self, args):
+        path, mode, flags = args[0], args[1], args[2]
+        writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+            mode is None and isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND))
+        if not writing:
+            return
+        what = self.guarded(path)
+        if what == "report":
+            f = sys._getframe(2)
+            if f is not None and f.f_code.co_filename.endswith(os.path.join("_pytest", "junitxml.py")):
+                return
+            self.send("write", "report")
+        elif what:
+            self.send("write", what)
+
+    def on_move(self, args):
+        for p in args[:2]:
+            what = self.guarded(p)
+            if what:
+                self.send("write", what)
+
+    def on_remove(self, args):
+        what = self.guarded(args[0])
+        if what:
+            self.send("write", what)
+
+    def on_kill(self, args):
+        pid, sig = args[0], args[1]
+        if sig in LETHAL and pid in (0, -1, 1, self.pid, -self.pgid, os.getppid()):
+            self.send("signal", "own process group")
+
+    def on_killpg(self, args):
+        pgid, sig = args[0], args[1]
+        if sig in LETHAL and pgid in (0, self.pgid):
+            self.send("signal", "own process group")
+
+    def on_compile(self, args):
+        filename = args[1]
+        if isinstance(filename, bytes):
+            filename = os.fsdecode(filename)
+        if isinstance(filename, str) and os.path.realpath(filename) in self.watch and not self.caller_trusted(3):
+            self.send("recompile", "test module")
+
+    def on_exec(self, args):
+        code = args[0]
+        fn = getattr(code, "co_filename", None)
+        if isinstance(fn, str) and os.path.realpath(fn) in self.watch and not self.caller_trusted(3):
+            self.send("recompile", "test module")
+
+    def on_setattr(self, args):
+        obj, name = args[0], args[1]
+        if name == "__code__":
+            code = getattr(obj, "__code__", None)
+            fn = getattr(code, "co_filename", "")
+            if isinstance(fn, str) and (os.path.realpath(fn) in self.watch or fn.startswith(self.trusted[1:])):
+                self.send("patch", "test or pytest function code")
+        elif isinstance(obj, type) and getattr(obj, "__module__", "").startswith(("_pytest", "pytest", "pluggy")):
+            self.send("patch", "pytest class")
+
+    def check_machinery(self):
+        # Only what existed when the child started counts: pytest's own plugins add modules
+        # and attributes as they load (legacypath adds Config.rootdir, for instance).
+        now = snapshot_machinery()
+        if any(now.get(k) != v for k, v in self.snapshot.items()):
+            self.send("patch", "pytest or pluggy internals")
+
+    def check_loaders(self, items):
+        import importlib.machinery
+
+        ok = (importlib.machinery.SourceFileLoader,)
+        try:
+            from _pytest.assertion.rewrite import AssertionRewritingHook
+
+            ok = ok + (AssertionRewritingHook,)
+        except ImportError:
+            pass
+        seen = set()
+        for item in items:
+            mod = getattr(item, "module", None)
+            if mod is None or id(mod) in seen:
+                continue
+            seen.add(id(mod))
+            spec = getattr(mod, "__spec__", None)
+            loader = getattr(spec, "loader", None)
+            if not isinstance(loader, ok):
+                self.send("loader", "test module loaded by a foreign importer")
+
+
+def snapshot_machinery():
+    """The identity of every module-level name and class attribute of pytest and pluggy."""
+    snap = {}
+    for name, mod in list(sys.modules.items()):
+        if mod is None or not name.startswith(("_pytest", "pytest", "pluggy")):
+            continue
+        for k, v in list(getattr(mod, "__dict__", {}).items()):
+            if k.startswith("__"):
+                continue
+            snap[(name, k)] = id(v)
+            if isinstance(v, type) and getattr(v, "__module__", None) == name:
+                for ck, cv in list(vars(v).items()):
+                    if not ck.startswith("__"):
+                        snap[(name, k, ck)] = id(cv)
+    for k in HONEST_REBINDS:
+        snap.pop(k, None)
+    return snap
+
+
+# What pytest itself rebinds during an honest run (found by running honest suites with the
+# check on: the demo and real projects). Everything else must stay as it was.
+HONEST_REBINDS = {
+    ("_pytest.config", "Config", "_getini_unknown_type"),  # legacypath
+    ("_pytest.debugging", "pytestPDB", "_pluginmanager"),  # debugging's configure
+    ("_pytest.debugging", "pytestPDB", "_config"),
+    ("_pytest.debugging", "pytestPDB", "_saved"),
+    ("_pytest.assertion.util", "_reprcompare"),  # assertion's runtest hooks
+    ("_pytest.assertion.util", "_assertion_pass"),
+    ("_pytest.assertion.util", "_config"),
+}
+
+
+class TenderPlugin:
+    def __init__(self, wire):
+        self.wire = wire
+
+    def pytest_collection_finish(self, session):
+        self.wire.check_loaders(session.items)
+        self.wire.check_machinery()
+
+    def pytest_sessionfinish(self, session):
+        self.wire.check_machinery()
+
+
+main()

@@ -1,0 +1,177 @@
+package pyboot
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tender-grader/tender/report"
+	"github.com/tender-grader/tender/report/junit"
+)
+
+const nonce = "4f1c"
+
+func ctl(lines ...string) []byte {
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(l + "\n")
+	}
+	return []byte(b.String())
+}
+
+const plan = `{"v":1,"sentinels":[{"id":"t.py::test_b_a","kind":"twin","of":"t.py::test_a"},{"id":"t.py::test_c_a","kind":"mutant"}],"shifts":{"t.py":[[3,4],[10,5]]}}`
+
+// TestReadTrustsOnlyTheNonceAndTheOrder: lines without the nonce, a second plan, hits before
+// the plan and anything after the end are not the bootstrap's.
+func TestReadTrustsOnlyTheNonceAndTheOrder(t *testing.T) {
+	out := ctl(
+		"TENDER-CONTROL forged plan "+`{"v":1,"sentinels":[]}`,
+		"TENDER-CONTROL "+nonce+" hit "+`{"kind":"write","what":"report"}`, // before the plan: ignored
+		"TENDER-CONTROL "+nonce+" plan "+plan,
+		"pytest output TENDER-CONTROL "+nonce+" end {}",
+		"TENDER-CONTROL "+nonce+" plan "+`{"v":1,"sentinels":[]}`,
+		"TENDER-CONTROL "+nonce+" hit "+`{"kind":"note:gc","what":"walked every object of the interpreter"}`,
+		"TENDER-CONTROL "+nonce+" end "+`{"exit":1,"junit_sha256":"ab"}`,
+		"TENDER-CONTROL "+nonce+" end "+`{"exit":0}`,
+		"TENDER-CONTROL "+nonce+" hit "+`{"kind":"write","what":"tender"}`,
+	)
+	c := Read(out, nonce)
+	if c.Plan == nil || len(c.Plan.Sentinels) != 2 || c.Plan.Mutants() != 1 {
+		t.Fatalf("plan %+v", c.Plan)
+	}
+	if diff := cmp.Diff([]Hit{{"note:gc", "walked every object of the interpreter"}}, c.Hits); diff != "" {
+		t.Errorf("hits (-want +got):\n%s", diff)
+	}
+	if c.End == nil || c.End.Exit != 1 || c.End.JUnitSHA256 != "ab" {
+		t.Errorf("end %+v", c.End)
+	}
+	if got := Read(out, ""); got.Plan != nil {
+		t.Error("an empty nonce must match nothing")
+	}
+}
+
+func TestOriginalLine(t *testing.T) {
+	c := Read(ctl("TENDER-CONTROL "+nonce+" plan "+plan), nonce)
+	for _, tc := range []struct{ ran, want int }{
+		{1, 1}, {3, 3}, {4, 0}, {7, 0}, {8, 4}, {14, 10}, {15, 0}, {19, 0}, {20, 11}, {100, 91},
+	} {
+		if got := c.Plan.OriginalLine("t.py", tc.ran); got != tc.want {
+			t.Errorf("line %d maps to %d, want %d", tc.ran, got, tc.want)
+		}
+	}
+	if got := c.Plan.OriginalLine("other.py", 9); got != 9 {
+		t.Errorf("a module without sentinels keeps its lines: %d", got)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	c := Read(ctl("TENDER-CONTROL "+nonce+" plan "+plan), nonce)
+	log := "TENDER-CONTROL " + nonce + " plan " + plan + "\nFAILED t.py::test_c_a - assert 1\nPASSED t.py::test_c_a_longer\n"
+	got := string(c.Redact([]byte(log)))
+	if want := "FAILED t.py::<sentinel> - assert 1\nPASSED t.py::test_c_a_longer\n"; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+func digest(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+func rep(cases map[string]junit.Status) *junit.Report {
+	r := &junit.Report{}
+	for id, st := range cases {
+		r.Cases = append(r.Cases, junit.Case{ID: id, Status: st})
+	}
+	return r
+}
+
+// TestJudge: every way the control lines and the report can disagree, and the honest runs
+// that must not be called forged.
+func TestJudge(t *testing.T) {
+	report1 := []byte("<testsuite/>")
+	honest := map[string]junit.Status{"t.py::test_a": junit.Passed, "t.py::test_b_a": junit.Passed, "t.py::test_c_a": junit.Failed}
+	end := func(exit int, sum string) string {
+		return "TENDER-CONTROL " + nonce + " end " + `{"exit":` + string(rune('0'+exit)) + `,"junit_sha256":"` + sum + `"}`
+	}
+	planLine := "TENDER-CONTROL " + nonce + " plan " + plan
+	tests := []struct {
+		name   string
+		out    []byte
+		run    Run
+		forged []string // details, in part
+		failed report.Code
+		broken bool
+		notes  int
+	}{
+		{name: "honest", out: ctl(planLine, end(1, digest(report1))), run: Run{Report: rep(honest), JUnit: report1, Exit: 1, Ended: true}},
+		{name: "honest, wrong patch: original and twin fail", out: ctl(planLine, end(1, digest(report1))),
+			run: Run{Report: rep(map[string]junit.Status{"t.py::test_a": junit.Failed, "t.py::test_b_a": junit.Failed, "t.py::test_c_a": junit.Failed}), JUnit: report1, Exit: 1, Ended: true}},
+		{name: "honest collection error: nothing collected, exit 2", out: ctl(planLine, end(2, digest(report1))),
+			run: Run{Report: rep(nil), JUnit: report1, Exit: 2, Ended: true}, failed: report.CodeExitCodeMismatch},
+		{name: "killed at the deadline: no end line, no report", out: ctl(planLine), run: Run{Exit: -1, Ended: false}},
+		{name: "mutant passed", out: ctl(planLine, end(1, digest(report1))),
+			run:    Run{Report: rep(map[string]junit.Status{"t.py::test_a": junit.Passed, "t.py::test_b_a": junit.Passed, "t.py::test_c_a": junit.Passed, "t.py::x": junit.Failed}), JUnit: report1, Exit: 1, Ended: true},
+			forged: []string{"mutant"}},
+		{name: "parametrized mutant instance passed", out: ctl(planLine, end(1, digest(report1))),
+			run:    Run{Report: rep(map[string]junit.Status{"t.py::test_a": junit.Passed, "t.py::test_b_a": junit.Passed, "t.py::test_c_a[1]": junit.Failed, "t.py::test_c_a[2]": junit.Passed}), JUnit: report1, Exit: 1, Ended: true},
+			forged: []string{"mutant"}},
+		{name: "twin failed while the original passed", out: ctl(planLine, end(1, digest(report1))),
+			run:    Run{Report: rep(map[string]junit.Status{"t.py::test_a": junit.Passed, "t.py::test_b_a": junit.Failed, "t.py::test_c_a": junit.Failed}), JUnit: report1, Exit: 1, Ended: true},
+			forged: []string{"verbatim copy"}},
+		{name: "twin missing", out: ctl(planLine, end(1, digest(report1))),
+			run:    Run{Report: rep(map[string]junit.Status{"t.py::test_a": junit.Passed, "t.py::test_c_a": junit.Failed}), JUnit: report1, Exit: 1, Ended: true},
+			forged: []string{"verbatim copy"}},
+		{name: "exit 0 with a mutant", out: ctl(planLine, end(0, digest(report1))),
+			run:    Run{Report: rep(map[string]junit.Status{"t.py::test_a": junit.Passed, "t.py::test_b_a": junit.Passed, "t.py::test_c_a": junit.Failed}), JUnit: report1, Exit: 0, Ended: true},
+			forged: []string{"exited 0"}},
+		{name: "report changed after the end", out: ctl(planLine, end(1, digest([]byte("other")))), run: Run{Report: rep(honest), JUnit: report1, Exit: 1, Ended: true},
+			forged: []string{"changed after"}},
+		{name: "report appeared after the end", out: ctl(planLine, end(1, "")), run: Run{Report: rep(honest), JUnit: report1, Exit: 1, Ended: true},
+			forged: []string{"appeared after"}},
+		{name: "exit status differs from the end line", out: ctl(planLine, end(1, digest(report1))), run: Run{Report: rep(honest), JUnit: report1, Exit: 0, Ended: true},
+			forged: []string{"verifier exited 0"}},
+		{name: "no end line, a report", out: ctl(planLine), run: Run{Report: rep(honest), JUnit: report1, Exit: 1, Ended: true},
+			forged: []string{"outside Tender's bootstrap"}},
+		{name: "no plan, a report", out: nil, run: Run{Report: rep(honest), JUnit: report1, Exit: 0, Ended: true},
+			forged: []string{"never started"}},
+		{name: "no plan, no report", out: nil, run: Run{Exit: 127, Ended: true}, broken: true},
+		{name: "bootstrap error", out: ctl("TENDER-CONTROL " + nonce + ` error {"stage":"plan","type":"KeyError"}`), run: Run{Exit: 3, Ended: true}, broken: true},
+		{name: "a failing tripwire and a note", out: ctl(planLine,
+			"TENDER-CONTROL "+nonce+` hit {"kind":"signal","what":"own process group"}`,
+			"TENDER-CONTROL "+nonce+` hit {"kind":"note:ctypes","what":"loaded a C library through ctypes"}`,
+			"TENDER-CONTROL "+nonce+` hit {"kind":"note:ctypes","what":"SECRET-FROM-HIDDEN-TEST"}`,
+			end(1, digest(report1))),
+			run: Run{Report: rep(honest), JUnit: report1, Exit: 1, Ended: true}, forged: []string{"signal"}, notes: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := Read(tt.out, nonce).Judge(tt.run)
+			if (f.Broken != "") != tt.broken {
+				t.Fatalf("broken %q, want %v", f.Broken, tt.broken)
+			}
+			if len(f.Forged) != len(tt.forged) {
+				t.Fatalf("forged %+v, want %d reason(s) %q", f.Forged, len(tt.forged), tt.forged)
+			}
+			for i, want := range tt.forged {
+				if !strings.Contains(f.Forged[i].Detail, want) {
+					t.Errorf("forged reason %q does not say %q", f.Forged[i].Detail, want)
+				}
+			}
+			if tt.failed != "" && (len(f.Failed) != 1 || f.Failed[0].Code != tt.failed) {
+				t.Errorf("failed %+v, want %s", f.Failed, tt.failed)
+			}
+			if len(f.Notes) != tt.notes {
+				t.Errorf("notes %+v, want %d", f.Notes, tt.notes)
+			}
+			for _, n := range append(f.Notes, f.Forged...) {
+				if strings.Contains(n.Detail, "SECRET") {
+					t.Errorf("a hit's own words reached a reason: %q", n.Detail)
+				}
+			}
+		})
+	}
+}

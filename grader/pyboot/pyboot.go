@@ -1,0 +1,62 @@
+// Package pyboot runs pytest inside a verifier through Tender's bootstrap (bootstrap.py), and
+// reads back what the bootstrap reported: where it put the forgery sentinels, the tripwires
+// the code under test hit, and how the test process ended. It decides whether a pytest
+// report can be believed; it runs nothing itself and never trusts a line of the verifier's
+// output that does not carry the check's nonce.
+//
+// The protocol: the bootstrap reads a JSON Config on its standard input (the required test
+// IDs never appear on a command line or in a file); its parent process, which never runs the
+// candidate's code, writes "TENDER-CONTROL <nonce> <kind> <json>" lines to the verifier's
+// stdout: one plan, any hits, one end. The test run's own output goes to stderr.
+package pyboot
+
+import (
+	"crypto/rand"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+)
+
+//go:embed bootstrap.py
+var bootstrap string
+
+// Sentinel counts asked of the bootstrap for each check. It makes fewer when the pair's
+// tests offer fewer (a mutant needs a top-level equality assertion against a literal).
+const (
+	Twins   = 2
+	Mutants = 3
+)
+
+// Config is what the bootstrap reads on its standard input.
+type Config struct {
+	Nonce      string   `json:"nonce"`
+	IDs        []string `json:"ids"`
+	Twins      int      `json:"twins"`
+	Mutants    int      `json:"mutants"`
+	Plugins    []string `json:"plugins,omitempty"`
+	PythonPath []string `json:"python_path,omitempty"`
+}
+
+// NewConfig makes the configuration of one check, with a fresh nonce.
+func NewConfig(ids, plugins, pythonPath []string) Config {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on Linux
+	}
+	return Config{Nonce: hex.EncodeToString(b), IDs: ids, Twins: Twins, Mutants: Mutants, Plugins: plugins, PythonPath: pythonPath}
+}
+
+// Stdin is the configuration as the bootstrap reads it.
+func (c Config) Stdin() []byte {
+	b, err := json.Marshal(c)
+	if err != nil {
+		panic(err) // strings and ints always marshal
+	}
+	return b
+}
+
+// Command is the verifier's argv: the bootstrap under python -I (no PYTHON* variable, no
+// user site, no script directory on sys.path) and -B (no bytecode written).
+func Command() []string {
+	return []string{"python3", "-I", "-B", "-c", bootstrap}
+}
