@@ -129,5 +129,8 @@ func (r rule) matches(path string, comps []string) bool {
 // DefaultProtected is protected_paths when a suite gives none (compile it with fold).
 var DefaultProtected = []string{".tender/**"}
 
-// DefaultRestored is restored_paths when a suite gives none (the README: "Restored paths").
-var DefaultRestored = []string{"tests/**", "test/**", "conftest.py", "**/conftest.py", "pytest.ini", "pytest.toml", ".pytest.toml", "noxfile.py"}
+// DefaultRestored is restored_paths when a suite gives none (the README: "Restored paths"):
+// test files and test directories at any depth, so that in-package tests (pkg/tests/) and a
+// test module planted at the root are evaluator files too, and the pytest config files.
+var DefaultRestored = []string{"**/tests/**", "**/test/**", "**/test_*.py", "**/*_test.py", "**/conftest.py",
+	"pytest.ini", "pytest.toml", ".pytest.toml", "noxfile.py"}

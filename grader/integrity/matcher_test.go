@@ -234,9 +234,14 @@ func TestDefaultsCompile(t *testing.T) {
 		t.Error(diff)
 	}
 	tree := []string{"conftest.py", "src/pkg/conftest.py", "tests/test_a.py", "test/unit/test_b.py",
-		"pytest.ini", "pytest.toml", ".pytest.toml", "noxfile.py", "src/pkg/tests/test_c.py", "setup.cfg", "src/app.py", ".tender/x"}
+		"pytest.ini", "pytest.toml", ".pytest.toml", "noxfile.py", "src/pkg/tests/test_c.py", "pkg/tests/__init__.py",
+		"test_root.py", "pkg/parser_test.py", "pkg/sub/test_x.py", "setup.cfg", "src/app.py", "pkg/testing.py",
+		"pkg/test_data/data.json", ".tender/x"}
+	// In-package test directories, test files anywhere (a root test_x.py too); not a module
+	// that merely starts with "test" or a data directory named test_*.
 	want := []string{"conftest.py", "src/pkg/conftest.py", "tests/test_a.py", "test/unit/test_b.py",
-		"pytest.ini", "pytest.toml", ".pytest.toml", "noxfile.py"}
+		"pytest.ini", "pytest.toml", ".pytest.toml", "noxfile.py", "src/pkg/tests/test_c.py", "pkg/tests/__init__.py",
+		"test_root.py", "pkg/parser_test.py", "pkg/sub/test_x.py"}
 	if diff := cmp.Diff(want, matchedSet(t, restored, tree)); diff != "" {
 		t.Errorf("default restored_paths (-want +got):\n%s", diff)
 	}
