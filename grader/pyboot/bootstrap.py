@@ -597,6 +597,7 @@ class Tripwires:
         self.home = os.path.join(self.tender, "home") + os.sep
         self.junit = os.path.realpath(go["junit"])
         self.watch = set(os.path.realpath(p) for p in go["watch"])
+        self.workspace = os.path.realpath(go["workspace"]) + os.sep
         self.pid = os.getpid()
         self.pgid = os.getpgid(0)
         self.busy = False
@@ -615,7 +616,6 @@ class Tripwires:
             "os.truncate": self.on_remove,
             "os.kill": self.on_kill,
             "os.killpg": self.on_killpg,
-            "compile": self.on_compile,
             "exec": self.on_exec,
             "object.__setattr__": self.on_setattr,
             "ctypes.dlopen": self.note("ctypes", "loaded a C library through ctypes"),
@@ -669,9 +669,24 @@ class Tripwires:
             return "report"
         if p.startswith(self.tender) and not p.startswith(self.home):
             return "tender"
-        if p in self.watch:
+        if p in self.watch or self.is_test_file(p):
             return "test"
         return None
+
+    def is_test_path(self, fn):
+        if fn.startswith("<"):
+            return False
+        p = os.path.realpath(fn)
+        return p in self.watch or self.is_test_file(p)
+
+    def is_test_file(self, p):
+        """A test module or conftest of the workspace, by the names pytest collects and the
+        directories Tender restores: what no honest test run rewrites while it runs."""
+        if not p.startswith(self.workspace) or not p.endswith(".py"):
+            return False
+        parts = p[len(self.workspace):].split(os.sep)
+        name = parts[-1]
+        return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
 
     def on_open(self, args):
         path, mode, flags = args[0], args[1], args[2]
@@ -709,17 +724,13 @@ class Tripwires:
         if sig in LETHAL and pgid in (0, self.pgid):
             self.send("signal", "own process group")
 
-    def on_compile(self, args):
-        filename = args[1]
-        if isinstance(filename, bytes):
-            filename = os.fsdecode(filename)
-        if isinstance(filename, str) and os.path.realpath(filename) in self.watch and not self.caller_trusted(3):
-            self.send("recompile", "test module")
-
     def on_exec(self, args):
+        # Compiling a test module is honest (astroid parses its own test data); running the
+        # code of one of this check's test modules, other than by the import system, is what
+        # an import hook that rewrites tests does.
         code = args[0]
         fn = getattr(code, "co_filename", None)
-        if isinstance(fn, str) and os.path.realpath(fn) in self.watch and not self.caller_trusted(3):
+        if isinstance(fn, str) and not fn.startswith("<") and os.path.realpath(fn) in self.watch and not self.caller_trusted(3):
             self.send("recompile", "test module")
 
     def on_setattr(self, args):
@@ -727,7 +738,7 @@ class Tripwires:
         if name == "__code__":
             code = getattr(obj, "__code__", None)
             fn = getattr(code, "co_filename", "")
-            if isinstance(fn, str) and (os.path.realpath(fn) in self.watch or fn.startswith(self.trusted[1:])):
+            if isinstance(fn, str) and (self.is_test_path(fn) or fn.startswith(self.trusted[1:])):
                 self.send("patch", "test or pytest function code")
         elif isinstance(obj, type) and getattr(obj, "__module__", "").startswith(("_pytest", "pytest", "pluggy")):
             self.send("patch", "pytest class")

@@ -1,0 +1,229 @@
+package pyboot
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/tender-grader/tender/report/junit"
+	"github.com/tender-grader/tender/sandbox"
+	"github.com/tender-grader/tender/sandbox/docker"
+)
+
+// These tests run the real bootstrap in the real verifier image, on the demo project (the
+// calc package of fixtures/gen/src) with the evaluator's test patch. An unreachable engine or a
+// missing image fails them; they never skip.
+var engine *docker.Backend
+
+func TestMain(m *testing.M) {
+	os.Exit(mainWithEngine(m))
+}
+
+func mainWithEngine(m *testing.M) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	d, err := docker.New(ctx)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: the pyboot tests run the bootstrap in a verifier and need the Docker engine: %v\n", err)
+		return 1
+	}
+	defer d.Close(context.Background())
+	if _, err := d.EnsureImage(ctx, sandbox.ImagePytest, os.Stderr); err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: verifier image %s: %v\n", sandbox.ImagePytest, err)
+		return 1
+	}
+	engine = d
+	return m.Run()
+}
+
+var required = []string{
+	"tests/test_formatting.py::test_group_digits_negative",
+	"tests/test_formatting.py::test_format_number_negative_int",
+	"tests/test_formatting.py::test_format_number_negative_float",
+}
+
+// demoTree writes the calc project at its base, the evaluator's test patch, the overlays
+// given (txtar sources of fixtures/gen/src, or literal files), into a new directory.
+func demoTree(t *testing.T, overlays []string, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range append([]string{"base", "test"}, overlays...) {
+		ar, err := txtar.ParseFile(filepath.Join("..", "..", "fixtures", "gen", "src", name+".txtar"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range ar.Files {
+			writeFile(t, filepath.Join(dir, f.Name), string(f.Data))
+		}
+	}
+	for name, data := range files {
+		writeFile(t, filepath.Join(dir, name), data)
+	}
+	return dir
+}
+
+func writeFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runBoot runs the bootstrap on tree and judges what came back, as the grader does.
+func runBoot(t *testing.T, tree string) (Control, Findings, *sandbox.Result) {
+	t.Helper()
+	support := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(support, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := NewConfig(required, nil, nil)
+	spec := sandbox.Spec{RunID: "pyboot-test", Name: t.Name(), Image: sandbox.ImagePytest, Workspace: tree, Support: support,
+		Command: Command(), Stdin: cfg.Stdin(), Env: map[string]string{"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+		Limits: sandbox.Limits{Timeout: 2 * time.Minute, Memory: 512 << 20, Pids: 256}}
+	res, err := engine.Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl := Read([]byte(res.Stdout.String()), cfg.Nonce)
+	var rep *junit.Report
+	if res.JUnit != nil {
+		rep, _ = junit.Parse(res.JUnit, junit.Options{Runner: junit.RunnerPytest, Files: []string{"tests/test_formatting.py"}})
+	}
+	f := ctl.Judge(Run{Report: rep, JUnit: res.JUnit, Exit: res.ExitCode, Ended: !res.TimedOut && !res.OOMKilled})
+	t.Logf("%s\nstdout:\n%s\nstderr (tail):\n%s", ctl.Summary(), res.Stdout.String(), tail(res.Stderr.String(), 1500))
+	return ctl, f, res
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+// TestBootstrapHonestRuns: the reference fix passes every required test with its twins and
+// fails every mutant; without the fix the tests fail. Neither is called forged, and no
+// tripwire fires in either.
+func TestBootstrapHonestRuns(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		overlays []string
+		passed   bool
+	}{{"reference fix", []string{"gold"}, true}, {"no fix", nil, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctl, f, res := runBoot(t, demoTree(t, tc.overlays, nil))
+			if f.Broken != "" || len(f.Forged) > 0 || len(f.Failed) > 0 || len(ctl.Hits) > 0 {
+				t.Fatalf("an honest run judged: broken %q forged %+v failed %+v hits %+v", f.Broken, f.Forged, f.Failed, ctl.Hits)
+			}
+			if ctl.Plan.Mutants() < 1 || len(ctl.Plan.Sentinels) < 3 || res.ExitCode != 1 {
+				t.Fatalf("plan %+v, exit %d: want twins and mutants, and exit 1", ctl.Plan, res.ExitCode)
+			}
+			rep, err := junit.Parse(res.JUnit, junit.Options{Runner: junit.RunnerPytest, Files: []string{"tests/test_formatting.py"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, id := range required {
+				if got := caseStatus(rep, id); (got == junit.Passed) != tc.passed {
+					t.Errorf("%s: %s", id, got)
+				}
+			}
+		})
+	}
+}
+
+func caseStatus(rep *junit.Report, id string) junit.Status {
+	for _, c := range rep.Cases {
+		if c.ID == id {
+			return c.Status
+		}
+	}
+	return "missing"
+}
+
+// importTime is calc/__init__.py with lines of an attacker's code run when the tests import
+// the package.
+func importTime(code string) map[string]string {
+	return map[string]string{"calc/__init__.py": `from calc.arithmetic import add, clamp, divide, mean, multiply, subtract
+from calc.formatting import format_number, format_percent, group_digits
+from calc.parsing import evaluate, parse_number, tokenize
+
+` + code}
+}
+
+// TestBootstrapTripwires plants each thing the audit hook watches for, from the package
+// under test, and wants the hit that names it (and the decision: fail or note).
+func TestBootstrapTripwires(t *testing.T) {
+	tests := []struct {
+		name string
+		code string
+		want Hit
+	}{
+		{"writes the report", `import os
+open(os.environ["TENDER_JUNIT"], "w").write("<testsuite/>")
+`, Hit{"write", "report"}},
+		{"writes into Tender's directory", `import os
+open(os.path.join(os.environ["TENDER_DIR"], "planted"), "w").write("x")
+`, Hit{"write", "tender"}},
+		{"rewrites a test module", `open("tests/test_arithmetic.py", "a").write("# changed\n")
+`, Hit{"write", "test"}},
+		{"replaces the code of a pytest function", `import _pytest.runner as r
+r.call_and_report.__code__ = r.call_and_report.__code__.replace()
+`, Hit{"patch", "test or pytest function code"}},
+		{"walks the interpreter's objects", `import gc
+gc.get_objects()
+`, Hit{"note:gc", "walked every object of the interpreter"}},
+		{"patches pytest", `import _pytest.runner
+_pytest.runner.call_and_report = _pytest.runner.call_and_report.__wrapped__ if hasattr(_pytest.runner.call_and_report, "__wrapped__") else (lambda *a, **k: None)
+`, Hit{"patch", "pytest or pluggy internals"}},
+		{"runs a test module's code itself", `exec(compile(open("tests/test_formatting.py").read(), "tests/test_formatting.py", "exec"), {"__name__": "x"})
+`, Hit{"recompile", "test module"}},
+		{"loads C through ctypes", `import ctypes
+ctypes.CDLL(None)
+`, Hit{"note:ctypes", "loaded a C library through ctypes"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctl, f, _ := runBoot(t, demoTree(t, nil, importTime(tc.code)))
+			found := false
+			for _, h := range ctl.Hits {
+				found = found || h == tc.want
+			}
+			if !found {
+				t.Fatalf("hits %+v, want %+v", ctl.Hits, tc.want)
+			}
+			if fails := tripwires[tc.want].fails; fails != (len(f.Forged) > 0) {
+				t.Errorf("forged %+v: a %v hit must fail the check: %v", f.Forged, tc.want, fails)
+			}
+		})
+	}
+}
+
+// TestBootstrapShadowing: candidate modules that pytest's own imports would pick up, and
+// PYTEST_ADDOPTS set from them, never take effect: pytest is imported before the workspace
+// is on sys.path, and absent standard-library names are marked missing.
+func TestBootstrapShadowing(t *testing.T) {
+	canary := `import os, sys
+os.environ["PYTEST_ADDOPTS"] = "-p calc._flip"
+sys.stderr.write("SHADOW-CANARY-RAN\n")
+`
+	tree := demoTree(t, nil, map[string]string{
+		"nt.py": canary, "msvcrt.py": canary, "_winapi.py": canary, "org/__init__.py": canary,
+		"calc/_flip.py": "raise SystemExit('the flipping plugin was loaded')\n",
+	})
+	ctl, f, res := runBoot(t, tree)
+	if f.Broken != "" || len(f.Forged) > 0 || res.ExitCode != 1 {
+		t.Fatalf("broken %q forged %+v exit %d", f.Broken, f.Forged, res.ExitCode)
+	}
+	if strings.Contains(res.Stderr.String(), "SHADOW-CANARY-RAN") || strings.Contains(res.Stderr.String(), "flipping plugin") || ctl.Plan == nil {
+		t.Fatalf("a candidate module ran while pytest was imported:\n%s", res.Stderr.String())
+	}
+}
