@@ -267,3 +267,23 @@ func TestMakeSWEBenchRunReportCounts(t *testing.T) {
 		t.Error("completed != resolved + unresolved")
 	}
 }
+
+// TestSummarySkipsARowThatDoesNotFit: a pair whose reasons fill its row is left out, and the
+// table goes on with the rows that fit, most urgent first; no reasons cell runs past its cap.
+func TestSummarySkipsARowThatDoesNotFit(t *testing.T) {
+	r := fixtureResults()
+	big := PairResult{ID: "aaa-huge", Verdict: Error}
+	for i := range MaxPairReasons {
+		big.Reasons = append(big.Reasons, Reason{Code: CodeVerifierFailed, Detail: strings.Repeat(fmt.Sprint(i), 290)})
+	}
+	r.Pairs = append(r.Pairs, big)
+	if cell := reasonsCell(big.Reasons); len(cell) > maxReasonsCell+40 || !strings.Contains(cell, "more") {
+		t.Errorf("reasons cell of %d bytes: %.80q…", len(cell), cell)
+	}
+	full := string(summaryMarkdown(normalized(r), SummaryMaxBytes))
+	limit := strings.Index(full, "| aaa-huge") + 1000 // room for the head and little else
+	out := string(summaryMarkdown(normalized(r), limit+summaryReserve))
+	if strings.Contains(out, "aaa-huge") || !strings.Contains(out, "| wrong-fix") {
+		t.Errorf("want the huge row left out and the smaller ones kept:\n%s", out)
+	}
+}

@@ -14,8 +14,11 @@ const SummaryMaxBytes = 1 << 20
 // summaryReserve is room kept for the truncation note.
 const summaryReserve = 1 << 10
 
-// maxCell caps the untrusted text in one table cell.
-const maxCell = 300
+// maxCell caps the untrusted text in one table cell; maxReasonsCell a row's reasons.
+const (
+	maxCell        = 300
+	maxReasonsCell = 2000
+)
 
 var verdictOrder = []Verdict{Resolved, Unresolved, IntegrityViolation, Error}
 
@@ -33,9 +36,11 @@ func summaryMarkdown(r Results, limit int) []byte {
 	})
 	shown := 0
 	for _, p := range rows {
+		// A row that does not fit is left out, and the table goes on: a smaller row after it
+		// may fit. (A candidate decides how long its own row's reasons are.)
 		row := pairRow(p)
 		if b.Len()+len(row) > limit-summaryReserve {
-			break
+			continue
 		}
 		b.WriteString(row)
 		shown++
@@ -101,7 +106,7 @@ func writeCounts(b *strings.Builder, r Results) {
 }
 
 func pairRow(p PairResult) string {
-	dir := PairsDir + "/" + p.ID + "/"
+	dir := PairDir(p.ID) + "/"
 	files := fmt.Sprintf("[files](%s)", dir)
 	if swebenchCompleted(p) {
 		files += fmt.Sprintf(" · [report.json](%s%s)", dir, PairReport)
@@ -132,11 +137,19 @@ func sweCell(p PairResult) string {
 }
 
 func reasonsCell(rs []Reason) string {
-	parts := make([]string, 0, len(rs))
-	for _, r := range rs {
-		parts = append(parts, mdText(reasonText(r), maxCell))
+	var b strings.Builder
+	for i, r := range rs {
+		part := mdText(reasonText(r), maxCell)
+		if b.Len()+len(part) > maxReasonsCell {
+			fmt.Fprintf(&b, "; and %d more", len(rs)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(part)
 	}
-	return strings.Join(parts, "; ")
+	return b.String()
 }
 
 func duration(ms int64) string {

@@ -196,7 +196,7 @@ def make_sentinels(cfg):
 
     rng = random.SystemRandom()
     ws = cfg["workspace"]
-    want_twins, want_mutants = cfg.get("twins", 2), cfg.get("mutants", 3)
+    want_twins, want_mutants, want_near = cfg.get("twins", 2), cfg.get("mutants", 3), cfg.get("near", 6)
     files = {}  # rel path -> Module
     order = []
     for nodeid in cfg["ids"]:
@@ -237,13 +237,31 @@ def make_sentinels(cfg):
         if (t.key, "mutant") in taken:
             continue
         mod = t.module
-        text = t.mutant(rng, ast)
+        text = t.mutant(rng, ast, mutate_literal)
         if text is None:
             continue
         taken.add((t.key, "mutant"))
         new = mod.fresh_name(t, rng)
         mod.insert(t, t.renamed(new, text), rng)
         sentinels.append({"kind": "mutant", "id": t.nodeid(mod.rel, new)})
+
+    # Near mutants: copies of a required test whose expected value is changed a little (two
+    # characters swapped, a digit off by one, a separator moved). A plausible value a wrong
+    # fix might give, so it cannot be judged alone; but the required test and its near
+    # mutant never both pass, unless the code under test reads the expected value from the
+    # calling test (or the report is forged).
+    near = 0
+    for mod, t, suffix, nodeid in required:
+        for kind in rng.sample(NEAR_KINDS, len(NEAR_KINDS)):  # one near mutant of each kind that applies
+            if near >= want_near:
+                break
+            text = t.mutant(rng, ast, lambda seg, rng: near_literal(seg, rng, kind))
+            if text is None:
+                continue
+            new = mod.fresh_name(t, rng)
+            mod.insert(t, t.renamed(new, text), rng)
+            sentinels.append({"kind": "near", "id": t.nodeid(mod.rel, new) + suffix, "of": nodeid})
+            near += 1
 
     shifts = {}
     for rel in order:
@@ -394,8 +412,8 @@ class Test:
             raise RuntimeError("definition line not found")
         return text[:i] + b"def " + new.encode() + b"(" + text[i + len(old) :]
 
-    def mutant(self, rng, ast):
-        """The function's source with one expected value replaced, or None."""
+    def mutant(self, rng, ast, change):
+        """The function's source with one expected value replaced by change(), or None."""
         spots = []
         for stmt in self.node.body:
             for lit in expected_literals(stmt, ast):
@@ -405,7 +423,7 @@ class Test:
             seg = segment(self.module.lines, lit)
             if seg is None:
                 continue
-            new = mutate_literal(seg, rng)
+            new = change(seg, rng)
             if new is None:
                 continue
             lines = list(self.module.lines[self.first - 1 : self.last])
@@ -487,6 +505,47 @@ def mutate_literal(seg, rng):
     return (prefix + s[0]).encode() + new + s[0].encode()
 
 
+NEAR_KINDS = ("swap", "move", "digit")
+
+
+def near_literal(seg, rng, kind):
+    """A literal close to seg: two neighbouring characters swapped, a digit off by one, or a
+    separator moved by one place. Never equal to seg; None when seg offers no such change."""
+    try:
+        s = seg.decode("ascii")
+    except UnicodeDecodeError:
+        return None
+    prefix, quote = "", ""
+    body = s
+    if not s.replace(".", "", 1).isdigit():
+        while body and body[0] in "bBuU":
+            prefix, body = prefix + body[0], body[1:]
+        if len(body) < 2 or body[0] not in "'\"" or body[-1] != body[0] or body.startswith(body[0] * 3):
+            return None
+        quote, body = body[0], body[1:-1]
+        if "\\" in body or quote in body:
+            return None
+    swaps, moves, digits = [], [], []
+    for i in range(len(body) - 1):
+        a, b = body[i], body[i + 1]
+        if a != b and a.isalnum() and b.isalnum() and (a.isdigit() == b.isdigit()) and not (i == 0 and b == "0" and not quote):
+            swaps.append(body[:i] + b + a + body[i + 2:])
+        if a.isalnum() and not b.isalnum() and b in ",._-:/ " and i + 2 < len(body) and body[i + 2].isalnum():
+            moves.append(body[:i] + b + a + body[i + 2:])  # the separator one place left
+    for i, ch in enumerate(body):
+        if ch.isdigit():
+            d = int(ch)
+            for n in (d - 1, d + 1):
+                if 0 <= n <= 9 and not (n == 0 and i == 0 and not quote and len(body) > 1):
+                    digits.append(body[:i] + str(n) + body[i + 1:])
+    # Each kind fools a different reader of the expected value: a moved separator keeps every
+    # digit, a swap keeps every character, a digit off by one keeps the shape.
+    changes = [c for c in {"swap": swaps, "move": moves, "digit": digits}[kind] if c != body]
+    if not changes:
+        return None
+    return (prefix + quote + rng.choice(changes) + quote).encode()
+
+
 def mutate_chars(s, rng, minimum, leading):
     spots = [i for i, ch in enumerate(s) if ch.isascii() and ch.isalnum()]
     if len(spots) < minimum:
@@ -526,10 +585,14 @@ def child(go_r, hit_w):
         if p not in sys.path:
             sys.path.append(p)
     wire = Tripwires(hit_w, go)
+    from _pytest.config import PytestPluginManager
+
+    wire.watch_registrations(PytestPluginManager)
+    wire.snapshot = snapshot_machinery()  # after Tender's own wrapper is in place
     sys.addaudithook(wire.hook)
     import pytest
 
-    code = pytest.main(go["args"], plugins=[TenderPlugin(wire)])
+    code = pytest.main(go["args"], plugins=[tender_plugin(wire)])
     try:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -585,12 +648,16 @@ LETHAL = {1, 2, 3, 6, 9, 11, 15, 19}
 
 
 class Tripwires:
-    """The audit hook. It records what no honest test run does to the test machinery. Hits
-    carry only Tender's own words (a kind and a fixed 'what'), never a path or a value."""
+    """The audit hook and the checks around each test. They record what no honest test run
+    does to the test machinery. Hits carry only Tender's own words (a kind and a fixed
+    'what'), never a path or a value. Trust is decided by code-object identity, captured
+    before any candidate code ran, never by a file name (which compile() lets anyone choose)."""
 
     def __init__(self, fd, go):
-        import _pytest
-        import pluggy
+        import importlib._bootstrap as boot
+
+        import _pytest.junitxml
+        from _pytest.assertion.rewrite import AssertionRewritingHook
 
         self.fd = fd
         self.tender = os.path.realpath(go["tender"]) + os.sep
@@ -602,8 +669,10 @@ class Tripwires:
         self.pgid = os.getpgid(0)
         self.busy = False
         self.seen = set()
-        self.trusted = (os.path.dirname(os.__file__), os.path.dirname(os.path.dirname(_pytest.__file__)),
-                        os.path.dirname(pluggy.__file__))
+        # The only frames that may run a test module's code, and write the report.
+        self.exec_callers = (boot._call_with_frames_removed.__code__, AssertionRewritingHook.exec_module.__code__)
+        self.report_writer = _pytest.junitxml.LogXML.pytest_sessionfinish.__code__
+        self.genuine = {}  # test module path -> code objects compiled by the import system
         self.snapshot = snapshot_machinery()
         self.handlers = {
             "open": self.on_open,
@@ -651,14 +720,6 @@ class Tripwires:
     def note(self, kind, what):
         return lambda args: self.send("note:" + kind, what)
 
-    def caller_trusted(self, depth=2):
-        f = sys._getframe(depth)
-        while f is not None and f.f_code.co_filename.startswith("<frozen"):
-            f = f.f_back
-        if f is None:
-            return True
-        return f.f_code.co_filename.startswith(self.trusted)
-
     def guarded(self, path):
         if not isinstance(path, (str, bytes)):
             return None
@@ -673,20 +734,21 @@ class Tripwires:
             return "test"
         return None
 
-    def is_test_path(self, fn):
-        if fn.startswith("<"):
-            return False
-        p = os.path.realpath(fn)
-        return p in self.watch or self.is_test_file(p)
-
     def is_test_file(self, p):
-        """A test module or conftest of the workspace, by the names pytest collects and the
-        directories Tender restores: what no honest test run rewrites while it runs."""
+        """A test module or conftest of the workspace, by the names pytest collects: what no
+        honest test run rewrites while it runs."""
         if not p.startswith(self.workspace) or not p.endswith(".py"):
             return False
-        parts = p[len(self.workspace):].split(os.sep)
-        name = parts[-1]
+        name = os.path.basename(p)
         return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+
+    def evaluator_file(self, p):
+        """A file of the evaluator's by the default restored paths: a test file, or anything
+        under a tests/ or test/ directory."""
+        if not p.startswith(self.workspace):
+            return False
+        parts = p[len(self.workspace):].split(os.sep)
+        return self.is_test_file(p) or "tests" in parts[:-1] or "test" in parts[:-1]
 
     def on_open(self, args):
         path, mode, flags = args[0], args[1], args[2]
@@ -695,12 +757,9 @@ class Tripwires:
         if not writing:
             return
         what = self.guarded(path)
-        if what == "report":
-            f = sys._getframe(2)
-            if f is not None and f.f_code.co_filename.endswith(os.path.join("_pytest", "junitxml.py")):
-                return
-            self.send("write", "report")
-        elif what:
+        if what == "report" and sys._getframe(2).f_code is self.report_writer:
+            return  # pytest's junitxml, writing the report at the end of the session
+        if what:
             self.send("write", what)
 
     def on_move(self, args):
@@ -725,12 +784,20 @@ class Tripwires:
             self.send("signal", "own process group")
 
     def on_exec(self, args):
-        # Compiling a test module is honest (astroid parses its own test data); running the
-        # code of one of this check's test modules, other than by the import system, is what
-        # an import hook that rewrites tests does.
+        # Compiling a test module is honest (astroid parses its own test data). Running the
+        # code of one of this check's test modules is the import system's job alone: its code
+        # objects become the genuine ones each test is checked against. Anyone else running
+        # it is an import hook that rewrites tests.
         code = args[0]
         fn = getattr(code, "co_filename", None)
-        if isinstance(fn, str) and not fn.startswith("<") and os.path.realpath(fn) in self.watch and not self.caller_trusted(3):
+        if not isinstance(fn, str) or fn.startswith("<"):
+            return
+        p = os.path.realpath(fn)
+        if p not in self.watch:
+            return
+        if sys._getframe(2).f_code in self.exec_callers and code.co_name == "<module>":
+            self.genuine[p] = list(nested_codes(code))
+        else:
             self.send("recompile", "test module")
 
     def on_setattr(self, args):
@@ -738,7 +805,7 @@ class Tripwires:
         if name == "__code__":
             code = getattr(obj, "__code__", None)
             fn = getattr(code, "co_filename", "")
-            if isinstance(fn, str) and (self.is_test_path(fn) or fn.startswith(self.trusted[1:])):
+            if isinstance(fn, str) and (os.path.realpath(fn) in self.watch or self.is_test_file(os.path.realpath(fn)) or "_pytest" in fn or "pluggy" in fn):
                 self.send("patch", "test or pytest function code")
         elif isinstance(obj, type) and getattr(obj, "__module__", "").startswith(("_pytest", "pytest", "pluggy")):
             self.send("patch", "pytest class")
@@ -753,23 +820,52 @@ class Tripwires:
     def check_loaders(self, items):
         import importlib.machinery
 
-        ok = (importlib.machinery.SourceFileLoader,)
-        try:
-            from _pytest.assertion.rewrite import AssertionRewritingHook
+        from _pytest.assertion.rewrite import AssertionRewritingHook
 
-            ok = ok + (AssertionRewritingHook,)
-        except ImportError:
-            pass
         seen = set()
         for item in items:
             mod = getattr(item, "module", None)
             if mod is None or id(mod) in seen:
                 continue
             seen.add(id(mod))
-            spec = getattr(mod, "__spec__", None)
-            loader = getattr(spec, "loader", None)
-            if not isinstance(loader, ok):
+            loader = getattr(getattr(mod, "__spec__", None), "loader", None)
+            if type(loader) not in (importlib.machinery.SourceFileLoader, AssertionRewritingHook) or any(
+                    callable(v) for v in getattr(loader, "__dict__", {}).values()):
                 self.send("loader", "test module loaded by a foreign importer")
+
+    def genuine_code(self, item):
+        """The code object the import system compiled for item's test function; None when
+        the item is not a test of this check's modules, False when there is none."""
+        mod = getattr(item, "module", None)
+        fn = getattr(mod, "__file__", None)
+        if not fn or os.path.realpath(fn) not in self.watch or not hasattr(item, "function"):
+            return None
+        name = getattr(item, "originalname", None) or item.name
+        cls = getattr(item, "cls", None)
+        qual = cls.__qualname__ + "." + name if cls is not None else name
+        codes = [c for c in self.genuine.get(os.path.realpath(fn), ()) if c.co_qualname == qual]
+        return codes[-1] if codes else False
+
+    def watch_registrations(self, pm_class):
+        """Plugins are pytest's to register (builtins, conftests, -p): a registration from a
+        module of the workspace that is not the evaluator's is the code under test."""
+        original = pm_class.register
+        wire = self
+
+        def register(pm, plugin, name=None):
+            fn = os.path.realpath(sys._getframe(1).f_code.co_filename)
+            if fn.startswith(wire.workspace) and not wire.evaluator_file(fn):
+                wire.send("plugin", "a pytest plugin of the code under test")
+            return original(pm, plugin, name)
+
+        pm_class.register = register
+
+
+def nested_codes(code):
+    yield code
+    for c in code.co_consts:
+        if hasattr(c, "co_code"):
+            yield from nested_codes(c)
 
 
 def snapshot_machinery():
@@ -804,16 +900,48 @@ HONEST_REBINDS = {
 }
 
 
-class TenderPlugin:
-    def __init__(self, wire):
-        self.wire = wire
+def tender_plugin(wire):
+    """Tender's pytest plugin: the checks that run around collection and around each test."""
+    import pytest
 
-    def pytest_collection_finish(self, session):
-        self.wire.check_loaders(session.items)
-        self.wire.check_machinery()
+    class TenderPlugin:
+        def pytest_collection_finish(self, session):
+            wire.check_loaders(session.items)
+            wire.check_machinery()
 
-    def pytest_sessionfinish(self, session):
-        self.wire.check_machinery()
+        def pytest_sessionfinish(self, session):
+            wire.check_machinery()
+
+        @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+        def pytest_runtest_call(self, item):
+            """A test of this check must run its own code: the code object the import system
+            compiled for it. A test that passes without that code ever starting was replaced."""
+            target = wire.genuine_code(item)
+            if target is None:
+                yield
+                return
+            ran = [False]
+            before = sys.getprofile()
+
+            def watch(frame, event, arg):
+                if event == "call" and frame.f_code is target:
+                    ran[0] = True
+                    wire.busy = True
+                    sys.setprofile(before)
+                    wire.busy = False
+
+            wire.busy = True  # Tender's own profile function is no tripwire
+            sys.setprofile(watch)
+            wire.busy = False
+            outcome = yield
+            if sys.getprofile() is watch:
+                wire.busy = True
+                sys.setprofile(before)
+                wire.busy = False
+            if outcome.excinfo is None and not ran[0]:
+                wire.send("bypass", "a test passed without its own code running")
+
+    return TenderPlugin()
 
 
 main()

@@ -11,7 +11,10 @@ import (
 const controlPrefix = "TENDER-CONTROL "
 
 // Sentinel is one test the bootstrap wrote into a test module. A twin is a verbatim copy of
-// the required test Of; a mutant is a copy of some test with one expected value replaced.
+// the required test Of; a mutant is a copy of some test with one expected value replaced by
+// a random value of the same shape (it must not pass); a near mutant is a copy of the
+// required test Of with one expected value changed a little (it never passes together with
+// Of).
 type Sentinel struct {
 	ID   string `json:"id"`
 	Kind string `json:"kind"`
@@ -22,6 +25,7 @@ type Sentinel struct {
 const (
 	Twin   = "twin"
 	Mutant = "mutant"
+	Near   = "near"
 )
 
 // Plan is where the bootstrap put the sentinels. Shifts lists, per test module, the blocks of
@@ -167,8 +171,12 @@ func (c Control) Summary() string {
 	case c.Plan == nil:
 		return "bootstrap: no plan line (it did not run, or its output was lost)"
 	}
-	twins := len(c.Plan.Sentinels) - c.Plan.Mutants()
-	s := fmt.Sprintf("bootstrap: %d twin(s) and %d mutant(s) planted; %d tripwire hit(s)", twins, c.Plan.Mutants(), len(c.Hits))
+	kinds := map[string]int{}
+	for _, s := range c.Plan.Sentinels {
+		kinds[s.Kind]++
+	}
+	s := fmt.Sprintf("bootstrap: %d twin(s), %d mutant(s) and %d near mutant(s) planted; %d tripwire hit(s)",
+		kinds[Twin], kinds[Mutant], kinds[Near], len(c.Hits))
 	if c.End == nil {
 		return s + "; no end line"
 	}

@@ -22,7 +22,7 @@ func ctl(lines ...string) []byte {
 	return []byte(b.String())
 }
 
-const plan = `{"v":1,"sentinels":[{"id":"t.py::test_b_a","kind":"twin","of":"t.py::test_a"},{"id":"t.py::test_c_a","kind":"mutant"}],"shifts":{"t.py":[[3,4],[10,5]]}}`
+const plan = `{"v":1,"sentinels":[{"id":"t.py::test_b_a","kind":"twin","of":"t.py::test_a"},{"id":"t.py::test_c_a","kind":"mutant"},{"id":"t.py::test_d_a","kind":"near","of":"t.py::test_a"}],"shifts":{"t.py":[[3,4],[10,5]]}}`
 
 // TestReadTrustsOnlyTheNonceAndTheOrder: lines without the nonce, a second plan, hits before
 // the plan and anything after the end are not the bootstrap's.
@@ -39,7 +39,7 @@ func TestReadTrustsOnlyTheNonceAndTheOrder(t *testing.T) {
 		"TENDER-CONTROL "+nonce+" hit "+`{"kind":"write","what":"tender"}`,
 	)
 	c := Read(out, nonce)
-	if c.Plan == nil || len(c.Plan.Sentinels) != 2 || c.Plan.Mutants() != 1 {
+	if c.Plan == nil || len(c.Plan.Sentinels) != 3 || c.Plan.Mutants() != 1 {
 		t.Fatalf("plan %+v", c.Plan)
 	}
 	if diff := cmp.Diff([]Hit{{"note:gc", "walked every object of the interpreter"}}, c.Hits); diff != "" {
@@ -93,7 +93,7 @@ func rep(cases map[string]junit.Status) *junit.Report {
 // that must not be called forged.
 func TestJudge(t *testing.T) {
 	report1 := []byte("<testsuite/>")
-	honest := map[string]junit.Status{"t.py::test_a": junit.Passed, "t.py::test_b_a": junit.Passed, "t.py::test_c_a": junit.Failed}
+	honest := map[string]junit.Status{"t.py::test_a": junit.Passed, "t.py::test_b_a": junit.Passed, "t.py::test_c_a": junit.Failed, "t.py::test_d_a": junit.Failed}
 	end := func(exit int, sum string) string {
 		return "TENDER-CONTROL " + nonce + " end " + `{"exit":` + string(rune('0'+exit)) + `,"junit_sha256":"` + sum + `"}`
 	}
@@ -122,6 +122,11 @@ func TestJudge(t *testing.T) {
 		{name: "twin failed while the original passed", out: ctl(planLine, end(1, digest(report1))),
 			run:    Run{Report: rep(map[string]junit.Status{"t.py::test_a": junit.Passed, "t.py::test_b_a": junit.Failed, "t.py::test_c_a": junit.Failed}), JUnit: report1, Exit: 1, Ended: true},
 			forged: []string{"verbatim copy"}},
+		{name: "honest wrong patch that gives the near value: the near mutant passes alone", out: ctl(planLine, end(1, digest(report1))),
+			run: Run{Report: rep(map[string]junit.Status{"t.py::test_a": junit.Failed, "t.py::test_b_a": junit.Failed, "t.py::test_c_a": junit.Failed, "t.py::test_d_a": junit.Passed}), JUnit: report1, Exit: 1, Ended: true}},
+		{name: "required test and its near mutant both passed", out: ctl(planLine, end(1, digest(report1))),
+			run: Run{Report: rep(map[string]junit.Status{"t.py::test_a": junit.Passed, "t.py::test_b_a": junit.Passed, "t.py::test_c_a": junit.Failed, "t.py::test_d_a": junit.Passed}), JUnit: report1, Exit: 1, Ended: true},
+			forged: []string{"slightly different value"}},
 		{name: "twin missing", out: ctl(planLine, end(1, digest(report1))),
 			run:    Run{Report: rep(map[string]junit.Status{"t.py::test_a": junit.Passed, "t.py::test_c_a": junit.Failed}), JUnit: report1, Exit: 1, Ended: true},
 			forged: []string{"verbatim copy"}},

@@ -101,7 +101,8 @@ func exitMeaning(e *End) string {
 	return fmt.Sprintf("pytest exited %d (%s); a complete run ends with 0 or 1", e.Exit, meaning)
 }
 
-// judgeSentinels: a mutant must not pass; a twin must pass when the test it copies passed.
+// judgeSentinels: a mutant must not pass; a twin must pass when the test it copies passed; a
+// near mutant must not pass when the test it copies passed.
 func (c Control) judgeSentinels(rep *junit.Report, f *Findings) {
 	byID := map[string][]junit.Status{}
 	for _, cs := range rep.Cases {
@@ -118,6 +119,12 @@ func (c Control) judgeSentinels(rep *junit.Report, f *Findings) {
 			orig, twin := byID[s.Of], byID[s.ID]
 			if len(orig) == 1 && orig[0] == junit.Passed && (len(twin) != 1 || twin[0] != junit.Passed) {
 				f.forged("a required test passed while its verbatim copy did not: the test's result was forged")
+				return
+			}
+		case Near:
+			orig, near := byID[s.Of], byID[s.ID]
+			if len(orig) == 1 && orig[0] == junit.Passed && len(near) > 0 && near[0] == junit.Passed {
+				f.forged("a required test passed, and so did a copy of it expecting a slightly different value: the code under test read the expected value from the test, or the report was forged")
 				return
 			}
 		}
@@ -143,22 +150,24 @@ type tripwire struct {
 // with data: none of these fired in honest runs of the demo suite or of a real project (the
 // README's tripwire table has the counts).
 var tripwires = map[Hit]tripwire{
-	{"write", "report"}:                                    {"the code under test wrote the report file itself", true},
-	{"write", "tender"}:                                    {"the code under test wrote into Tender's own directory", true},
-	{"write", "test"}:                                      {"the code under test rewrote a test module during the run", true},
-	{"signal", "own process group"}:                        {"the code under test sent a fatal signal to its own process group", true},
-	{"recompile", "test module"}:                           {"the code under test compiled or ran a test module itself (an import hook that rewrites tests)", true},
-	{"patch", "test or pytest function code"}:              {"the code under test replaced the code of a test or pytest function", true},
-	{"patch", "pytest class"}:                              {"the code under test changed a pytest class", true},
-	{"patch", "pytest or pluggy internals"}:                {"the code under test patched pytest or pluggy", true},
-	{"loader", "test module loaded by a foreign importer"}: {"a test module was loaded by an importer of the code under test", true},
-	{"note:ctypes", "loaded a C library through ctypes"}:   {"the code under test loaded a C library through ctypes", false},
-	{"note:ctypes", "called a C function through ctypes"}:  {"the code under test called a C function through ctypes", false},
-	{"note:gc", "walked every object of the interpreter"}:  {"the code under test walked every object of the interpreter", false},
-	{"note:gc", "walked the referrers of an object"}:       {"the code under test walked the referrers of an object", false},
-	{"note:frames", "read the frames of every thread"}:     {"the code under test read the frames of every thread", false},
-	{"note:trace", "installed a trace function"}:           {"the code under test installed a trace function", false},
-	{"note:trace", "installed a profile function"}:         {"the code under test installed a profile function", false},
+	{"write", "report"}:                                      {"the code under test wrote the report file itself", true},
+	{"write", "tender"}:                                      {"the code under test wrote into Tender's own directory", true},
+	{"write", "test"}:                                        {"the code under test rewrote a test module during the run", true},
+	{"signal", "own process group"}:                          {"the code under test sent a fatal signal to its own process group", true},
+	{"recompile", "test module"}:                             {"the code under test compiled or ran a test module itself (an import hook that rewrites tests)", true},
+	{"patch", "test or pytest function code"}:                {"the code under test replaced the code of a test or pytest function", true},
+	{"patch", "pytest class"}:                                {"the code under test changed a pytest class", true},
+	{"patch", "pytest or pluggy internals"}:                  {"the code under test patched pytest or pluggy", true},
+	{"loader", "test module loaded by a foreign importer"}:   {"a test module was loaded by an importer of the code under test", true},
+	{"bypass", "a test passed without its own code running"}: {"a test passed without its own code running: it was replaced", true},
+	{"plugin", "a pytest plugin of the code under test"}:     {"the code under test registered a pytest plugin", true},
+	{"note:ctypes", "loaded a C library through ctypes"}:     {"the code under test loaded a C library through ctypes", false},
+	{"note:ctypes", "called a C function through ctypes"}:    {"the code under test called a C function through ctypes", false},
+	{"note:gc", "walked every object of the interpreter"}:    {"the code under test walked every object of the interpreter", false},
+	{"note:gc", "walked the referrers of an object"}:         {"the code under test walked the referrers of an object", false},
+	{"note:frames", "read the frames of every thread"}:       {"the code under test read the frames of every thread", false},
+	{"note:trace", "installed a trace function"}:             {"the code under test installed a trace function", false},
+	{"note:trace", "installed a profile function"}:           {"the code under test installed a profile function", false},
 }
 
 func (c Control) judgeHits(f *Findings) {

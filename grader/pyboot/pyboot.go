@@ -25,6 +25,7 @@ var bootstrap string
 const (
 	Twins   = 2
 	Mutants = 3
+	Nears   = 6
 )
 
 // Config is what the bootstrap reads on its standard input.
@@ -33,6 +34,7 @@ type Config struct {
 	IDs        []string `json:"ids"`
 	Twins      int      `json:"twins"`
 	Mutants    int      `json:"mutants"`
+	Near       int      `json:"near"`
 	Plugins    []string `json:"plugins,omitempty"`
 	PythonPath []string `json:"python_path,omitempty"`
 }
@@ -43,7 +45,7 @@ func NewConfig(ids, plugins, pythonPath []string) Config {
 	if _, err := rand.Read(b); err != nil {
 		panic(err) // crypto/rand does not fail on Linux
 	}
-	return Config{Nonce: hex.EncodeToString(b), IDs: ids, Twins: Twins, Mutants: Mutants, Plugins: plugins, PythonPath: pythonPath}
+	return Config{Nonce: hex.EncodeToString(b), IDs: ids, Twins: Twins, Mutants: Mutants, Near: Nears, Plugins: plugins, PythonPath: pythonPath}
 }
 
 // Stdin is the configuration as the bootstrap reads it.
