@@ -125,7 +125,7 @@ func TestJudge(t *testing.T) {
 		{name: "honest wrong patch that gives the near value: the near mutant passes alone", out: ctl(planLine, end(1, digest(report1))),
 			run: Run{Report: rep(map[string]junit.Status{"t.py::test_a": junit.Failed, "t.py::test_b_a": junit.Failed, "t.py::test_c_a": junit.Failed, "t.py::test_d_a": junit.Passed}), JUnit: report1, Exit: 1, Ended: true}},
 		{name: "required test and its near mutant both passed", out: ctl(planLine, end(1, digest(report1))),
-			run: Run{Report: rep(map[string]junit.Status{"t.py::test_a": junit.Passed, "t.py::test_b_a": junit.Passed, "t.py::test_c_a": junit.Failed, "t.py::test_d_a": junit.Passed}), JUnit: report1, Exit: 1, Ended: true},
+			run:    Run{Report: rep(map[string]junit.Status{"t.py::test_a": junit.Passed, "t.py::test_b_a": junit.Passed, "t.py::test_c_a": junit.Failed, "t.py::test_d_a": junit.Passed}), JUnit: report1, Exit: 1, Ended: true},
 			forged: []string{"slightly different value"}},
 		{name: "twin missing", out: ctl(planLine, end(1, digest(report1))),
 			run:    Run{Report: rep(map[string]junit.Status{"t.py::test_a": junit.Passed, "t.py::test_c_a": junit.Failed}), JUnit: report1, Exit: 1, Ended: true},
