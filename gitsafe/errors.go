@@ -15,6 +15,9 @@ var (
 	// ErrUnsafePath: a patch path was refused (absolute, "..", a .git
 	// component in any case or Unicode disguise, symlink or submodule mode).
 	ErrUnsafePath = errors.New("gitsafe: unsafe path")
+	// ErrGitPath is the unsafe path that names the git directory, in any disguise. It wraps
+	// ErrUnsafePath.
+	ErrGitPath = fmt.Errorf("%w: a .git component", ErrUnsafePath)
 	// ErrPatchFailed: the patch parsed but does not apply; the directory is
 	// left exactly as it was.
 	ErrPatchFailed = errors.New("gitsafe: patch does not apply")

@@ -159,10 +159,9 @@ func verdictMatrix(t *testing.T) []matrixRow {
 			p.patch += newFilePatch("calc/expected.json", "{\"forged\": true}\n", "100644")
 		}, verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeEvaluator}},
 		// gitsafe.ParsePatch refuses every .git variant before integrity.Scan sees the patch,
-		// so the pair ends as unsafe_path; report.CodeGitPath is reachable only in
-		// integrity's own tests.
+		// and says so with its own sentinel error: the pair ends as git_path.
 		{name: "git path", pair: withPatch(newFilePatch(".git/hooks/post-checkout", "#!/bin/sh\n", "100755")),
-			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeUnsafePath}, more: reasonPath(".git/hooks/post-checkout")},
+			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeGitPath}, more: reasonPath(".git/hooks/post-checkout")},
 		{name: "shadowing module", pair: func(_ *testing.T, p *testPair) { p.patch += newFilePatch("sitecustomize.py", "import sys\n", "100644") },
 			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeShadowing}, more: reasonPath("sitecustomize.py")},
 		{name: "unsafe path", pair: withPatch(newFilePatch("../escape.py", "x = 1\n", "100644")),

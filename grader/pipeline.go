@@ -135,7 +135,11 @@ func (pl *pipeline) preparePatch(data []byte) error {
 func patchError(err error) error {
 	var ue *gitsafe.UnsafeError
 	if errors.As(err, &ue) || errors.Is(err, gitsafe.ErrUnsafePath) {
-		ve := stop(report.IntegrityViolation, report.CodeUnsafePath, err.Error())
+		code := report.CodeUnsafePath
+		if errors.Is(err, gitsafe.ErrGitPath) {
+			code = report.CodeGitPath
+		}
+		ve := stop(report.IntegrityViolation, code, err.Error())
 		if ue != nil {
 			ve.reasons[0].Path = ue.Path
 		}

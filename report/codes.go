@@ -94,7 +94,7 @@ var registry = []CodeInfo{
 	{CodeUnsafePath, "gitsafe, pre-scan", "absolute path, `..`, symlink or submodule mode", PatchLine, false},
 	{CodeProtected, "pre-scan", "a path under `protected_paths`", PatchLine, false},
 	{CodeEvaluator, "pre-scan", "a path the evaluator writes (test patch outside restored paths, hidden assets)", PatchLine, false},
-	{CodeGitPath, "pre-scan", "a `.git` component, or a look-alike", PatchLine, false},
+	{CodeGitPath, "gitsafe, pre-scan", "a `.git` component, or a look-alike", PatchLine, false},
 	{CodeShadowing, "pre-scan", "a module that would shadow the test tooling", PatchLine, false},
 
 	{CodeConfigUnverifiable, "restore", "a mixed-purpose config whose test-runner section could not be reset verifiably", NoLocus, false},
