@@ -224,9 +224,7 @@ def make_sentinels(cfg):
         if (t.key, "twin") in taken:
             continue
         taken.add((t.key, "twin"))
-        new = mod.fresh_name(t, rng)
-        mod.insert(t, t.renamed(new), rng)
-        sentinels.append({"kind": "twin", "id": t.nodeid(mod.rel, new) + suffix, "of": nodeid})
+        plant(sentinels, rng, t, None, "twin", suffix, nodeid)
 
     pool = [r[1] for r in required]
     extra = [t for rel in order if files[rel].tree is not None for t in files[rel].tests.values()]
@@ -241,9 +239,7 @@ def make_sentinels(cfg):
         if text is None:
             continue
         taken.add((t.key, "mutant"))
-        new = mod.fresh_name(t, rng)
-        mod.insert(t, t.renamed(new, text), rng)
-        sentinels.append({"kind": "mutant", "id": t.nodeid(mod.rel, new)})
+        plant(sentinels, rng, t, text, "mutant", "", None)
 
     # Near mutants: copies of a required test whose expected value is changed a little (two
     # characters swapped, a digit off by one, a separator moved). A plausible value a wrong
@@ -258,10 +254,8 @@ def make_sentinels(cfg):
             text = t.mutant(rng, ast, lambda seg, rng: near_literal(seg, rng, kind))
             if text is None:
                 continue
-            new = mod.fresh_name(t, rng)
-            mod.insert(t, t.renamed(new, text), rng)
-            sentinels.append({"kind": "near", "id": t.nodeid(mod.rel, new) + suffix, "of": nodeid})
-            near += 1
+            if plant(sentinels, rng, t, text, "near", suffix, nodeid):
+                near += 1
 
     shifts = {}
     for rel in order:
@@ -279,6 +273,23 @@ def make_sentinels(cfg):
         "paths": paths,
         "files": [os.path.join(ws, rel) for rel in order],
     }
+
+
+def plant(sentinels, rng, t, text, kind, suffix, of):
+    """Writes one sentinel (a copy of t's source, or text) beside t under a fresh name and
+    records it. A test whose source the copy cannot be made from gets none."""
+    mod = t.module
+    try:
+        new = mod.fresh_name(t, rng)
+        copy = t.renamed(new, text)
+    except RuntimeError:
+        return False
+    mod.insert(t, copy, rng)
+    entry = {"kind": kind, "id": t.nodeid(mod.rel, new) + suffix}
+    if of:
+        entry["of"] = of
+    sentinels.append(entry)
+    return True
 
 
 def split_params(name):
