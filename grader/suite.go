@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tender-grader/tender/gitsafe"
 	"github.com/tender-grader/tender/grader/integrity"
 	"github.com/tender-grader/tender/report"
 )
@@ -35,7 +36,7 @@ func (e *LoadError) Unwrap() error { return ErrBadSuite }
 const (
 	MaxSuiteFile   = 1 << 20
 	MaxIssue       = 256 << 10
-	MaxPatch       = 10 << 20
+	MaxPatch       = gitsafe.MaxPatchBytes // the parser's own cap: a patch the loader keeps is one gitsafe will read
 	MaxAssetFile   = 10 << 20
 	MaxAssetsTotal = 100 << 20
 	MaxRepoStream  = 512 << 20
