@@ -67,7 +67,7 @@ func parsePublish(inv *invocation, args []string) (publishOptions, error) {
 	fs.StringVar(&o.Environment, "approval-environment", "", "in Actions: the `environment` whose approved review on this run allows publishing")
 	fs.StringVar(&o.Repository, "repository", "", "`OWNER/NAME` to publish to (default $GITHUB_REPOSITORY)")
 	fs.StringVar(&o.SHA, "sha", "", "commit `SHA` the check run attaches to (default $GITHUB_SHA)")
-	fs.StringVar(&o.Suite, "suite", "", "suite `DIR` (repository-relative) whose tender.yaml places the annotations")
+	fs.StringVar(&o.Suite, "suite", "", "suite `DIR` (repository-relative) the annotations are placed under")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return o, err
@@ -118,23 +118,26 @@ func publishPlan(inv *invocation, o publishOptions, res report.Results) (*gh.Pla
 		Locator: loc, Now: publishClock()}), nil
 }
 
-// suiteLocator reads DIR/tender.yaml; annotation paths are relative to GITHUB_WORKSPACE when
-// DIR is inside it.
+// suiteLocator places annotations under the suite directory DIR, which must name a place in
+// the repository: relative, or absolute inside GITHUB_WORKSPACE. Nothing is read from it: the
+// results record each pair's suite file, entry line and patch file.
 func suiteLocator(inv *invocation, dir string) (*gh.Locator, error) {
 	if dir == "" {
 		return nil, nil
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "tender.yaml"))
-	if err != nil {
-		return nil, usageError("--suite %s: %v", dir, err)
-	}
-	rel := dir
-	if ws := inv.Getenv("GITHUB_WORKSPACE"); ws != "" && filepath.IsAbs(dir) {
-		if r, err := filepath.Rel(ws, dir); err == nil && !strings.HasPrefix(r, "..") {
-			rel = r
+	rel := filepath.Clean(dir)
+	if filepath.IsAbs(rel) {
+		ws := inv.Getenv("GITHUB_WORKSPACE")
+		r, err := filepath.Rel(ws, rel)
+		if ws == "" || err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return nil, usageError("--suite %s: an absolute suite directory must be inside GITHUB_WORKSPACE; give the path relative to the repository root", dir)
 		}
+		rel = r
 	}
-	return gh.NewLocator(filepath.ToSlash(rel), b)
+	if rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, usageError("--suite %s: the suite directory must be inside the repository", dir)
+	}
+	return gh.NewLocator(filepath.ToSlash(rel)), nil
 }
 
 func publishTarget(inv *invocation, o publishOptions) gh.Target {

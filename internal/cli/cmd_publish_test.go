@@ -316,11 +316,12 @@ func TestPublishFallsBackOn403InActions(t *testing.T) {
 func TestPublishUsage(t *testing.T) {
 	dir := sealPubBundle(t, pubResults("demo", "", "a"), nil)
 	cases := map[string][]string{
-		"no bundle":     {},
-		"two bundles":   {dir, dir},
-		"unknown flag":  {dir, "--token", "x"},
-		"no repository": {dir, "--publish", "--sha", strings.Repeat("a", 40)},
-		"bad suite dir": {dir, "--suite", filepath.Join(dir, "nope")},
+		"no bundle":      {},
+		"two bundles":    {dir, dir},
+		"unknown flag":   {dir, "--token", "x"},
+		"no repository":  {dir, "--publish", "--sha", strings.Repeat("a", 40)},
+		"suite outside":  {dir, "--suite", "../elsewhere"},
+		"suite absolute": {dir, "--suite", filepath.Join(dir, "nope")},
 	}
 	for name, args := range cases {
 		t.Run(name, func(t *testing.T) {
