@@ -24,53 +24,73 @@ import (
 // publishClock stamps check runs; tests replace it.
 var publishClock = time.Now
 
+// publishClientOptions are merged into the token client's options; tests turn off the second
+// GitHub asks between mutating requests, which the report/github tests cover.
+var publishClientOptions gh.ClientOptions
+
 // publishOptions are the flags of `tender publish`.
 type publishOptions struct {
-	Bundle, Key, Environment, Repository, SHA, Suite string
-	Publish                                          bool
+	Bundle, Key, Environment, Repository, SHA, Suite, CheckName string
+	Annotations                                                 int
+	Publish, JobSummary                                         bool
 }
 
 func cmdPublish(ctx context.Context, inv *invocation, args []string) error {
+	_, err := runPublish(ctx, inv, args)
+	return err
+}
+
+// runPublish is `tender publish`; the outcome is nil unless something was posted.
+func runPublish(ctx context.Context, inv *invocation, args []string) (*gh.Outcome, error) {
 	o, err := parsePublish(inv, args)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	m, res, err := loadVerifiedBundle(o.Bundle, o.Key)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	plan, err := publishPlan(inv, o, res)
+	plan, err := publishPlan(inv, o, res, m.EnvelopeSHA256)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !o.Publish {
-		return dryRun(inv, plan, "publishing was not requested (--publish)")
+		return nil, dryRun(inv, plan, "publishing was not requested (--publish)")
 	}
 	if err := checkTarget(plan.Target); err != nil {
-		return err
+		return nil, err
 	}
 	c, err := approve(ctx, inv, o, plan.Target, m.EnvelopeSHA256)
 	if errors.Is(err, gh.ErrNotApproved) || errors.Is(err, errNoToken) {
-		return dryRun(inv, plan, err.Error())
+		return nil, dryRun(inv, plan, err.Error())
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return publishPlanNow(ctx, inv, c, plan)
+	return publishPlanNow(ctx, inv, c, plan, o)
 }
 
 func parsePublish(inv *invocation, args []string) (publishOptions, error) {
 	var o publishOptions
-	fs := newFlags(inv, "publish", "publish BUNDLE [--key PUB] [--publish] [--approval-environment E] [--repository OWNER/NAME] [--sha SHA] [--suite DIR]")
+	fs := newFlags(inv, "publish", "publish BUNDLE [--key PUB] [--publish] [--approval-environment E] [--repository OWNER/NAME] [--sha SHA] [--suite DIR] [--check-name NAME] [--annotations N]")
 	fs.StringVar(&o.Key, "key", "", "ed25519 public key `file`; when given, the signature must verify")
 	fs.BoolVar(&o.Publish, "publish", false, "post the check run (still needs a verified approval); without it, print the payloads")
 	fs.StringVar(&o.Environment, "approval-environment", "", "in Actions: the `environment` whose approved review on this run allows publishing")
 	fs.StringVar(&o.Repository, "repository", "", "`OWNER/NAME` to publish to (default $GITHUB_REPOSITORY)")
 	fs.StringVar(&o.SHA, "sha", "", "commit `SHA` the check run attaches to (default $GITHUB_SHA)")
 	fs.StringVar(&o.Suite, "suite", "", "suite `DIR` (repository-relative) the annotations are placed under")
+	fs.StringVar(&o.CheckName, "check-name", "", "check run `NAME` (default \"tender: SUITE\", with the shard when there is one)")
+	fs.IntVar(&o.Annotations, "annotations", gh.DefaultAnnotationLimit, "at most `N` annotations on the check run; every pair is still listed in its text")
+	fs.BoolVar(&o.JobSummary, "job-summary", true, "in Actions, when the check run is refused, write the results to the job summary")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return o, err
+	}
+	if o.Annotations < 1 {
+		return o, usageError("--annotations %d: want a positive number", o.Annotations)
+	}
+	if o.SHA != "" && !isHexSHA(o.SHA) {
+		return o, usageError("--sha %q: want a full commit SHA (40 or 64 lower-case hex digits)", o.SHA)
 	}
 	if len(pos) != 1 {
 		return o, usageError("publish takes one BUNDLE directory")
@@ -105,7 +125,7 @@ func loadVerifiedBundle(dir, keyFile string) (*bundle.Manifest, report.Results, 
 	return m, res, nil
 }
 
-func publishPlan(inv *invocation, o publishOptions, res report.Results) (*gh.Plan, error) {
+func publishPlan(inv *invocation, o publishOptions, res report.Results, digest string) (*gh.Plan, error) {
 	summary, err := os.ReadFile(filepath.Join(o.Bundle, "summary.md"))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
@@ -114,8 +134,8 @@ func publishPlan(inv *invocation, o publishOptions, res report.Results) (*gh.Pla
 	if err != nil {
 		return nil, err
 	}
-	return gh.BuildPlan(res, gh.PlanInput{Target: publishTarget(inv, o), Summary: string(summary),
-		Locator: loc, Now: publishClock()}), nil
+	return gh.BuildPlan(res, gh.PlanInput{Target: publishTarget(inv, o), Name: o.CheckName, Summary: string(summary),
+		Locator: loc, ExternalID: digest, AnnotationLimit: o.Annotations, Now: publishClock()}), nil
 }
 
 // suiteLocator places annotations under the suite directory DIR, which must name a place in
@@ -196,8 +216,12 @@ func approve(ctx context.Context, inv *invocation, o publishOptions, t gh.Target
 	if err != nil {
 		return nil, err
 	}
+	// The approval belongs to this workflow run, which lives in GITHUB_REPOSITORY whatever
+	// repository the check run goes to.
+	owner, repo, _ := strings.Cut(inv.Getenv("GITHUB_REPOSITORY"), "/")
 	runID, _ := strconv.ParseInt(inv.Getenv("GITHUB_RUN_ID"), 10, 64)
-	a, err := c.CheckApproval(ctx, t.Owner, t.Repo, runID, o.Environment)
+	attempt, _ := strconv.Atoi(inv.Getenv("GITHUB_RUN_ATTEMPT"))
+	a, err := c.CheckApproval(ctx, gh.RunRef{Owner: owner, Repo: repo, ID: runID, Attempt: attempt}, o.Environment)
 	if err != nil && !errors.Is(err, gh.ErrNotApproved) {
 		err = fmt.Errorf("%w: the approval could not be checked: %v", gh.ErrNotApproved, err)
 	}
@@ -240,7 +264,9 @@ func tokenClient(inv *invocation) (*gh.Client, error) {
 	if inv.Getenv("GITHUB_ACTIONS") == "true" {
 		actionsLog(inv).AddMask(token)
 	}
-	c, err := gh.NewClient(gh.ClientOptions{APIURL: inv.Getenv("GITHUB_API_URL"), Token: token, Log: inv.Stderr})
+	o := publishClientOptions
+	o.APIURL, o.Token, o.Log = inv.Getenv("GITHUB_API_URL"), token, inv.Stderr
+	c, err := gh.NewClient(o)
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
@@ -251,18 +277,22 @@ func actionsLog(inv *invocation) *githubactions.Action {
 	return githubactions.New(githubactions.WithWriter(inv.Stdout), githubactions.WithGetenv(inv.Getenv))
 }
 
-func publishPlanNow(ctx context.Context, inv *invocation, c *gh.Client, plan *gh.Plan) error {
+func publishPlanNow(ctx context.Context, inv *invocation, c *gh.Client, plan *gh.Plan, o publishOptions) (*gh.Outcome, error) {
 	var out *gh.Outcome
 	var err error
-	if inv.Getenv("GITHUB_ACTIONS") == "true" {
-		fb := gh.Fallback{Action: actionsLog(inv), SummaryPath: inv.Getenv("GITHUB_STEP_SUMMARY")}
-		out, err = c.PublishWithFallback(ctx, plan, fb)
+	inActions := inv.Getenv("GITHUB_ACTIONS") == "true"
+	if inActions {
+		out, err = c.PublishWithFallback(ctx, plan, gh.Fallback{Action: actionsLog(inv), JobSummary: o.JobSummary})
 	} else {
 		out, err = c.Publish(ctx, plan)
 	}
+	if err != nil && !inActions && gh.Forbidden(err) {
+		err = fmt.Errorf("%w\n(creating a check run needs a GitHub App installation token: GITHUB_TOKEN in Actions is one; "+
+			"a personal access token is refused with 403. See the README, \"Publishing from your machine\")", err)
+	}
 	if err != nil {
-		return withCode(exitFailure, fmt.Errorf("publish: %w", err))
+		return out, withCode(exitFailure, fmt.Errorf("publish: %w", err))
 	}
 	fmt.Fprintln(inv.Stderr, "tender:", out.Note)
-	return nil
+	return out, nil
 }
