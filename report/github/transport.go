@@ -323,4 +323,3 @@ func bufferBody(resp *http.Response, cancel context.CancelFunc) error {
 	resp.ContentLength = int64(len(b))
 	return nil
 }
-
