@@ -81,7 +81,7 @@ type pubRun struct {
 
 func (p *pubRun) inv() *invocation {
 	return &invocation{Stdin: strings.NewReader(p.stdin), Stdout: &p.stdout, Stderr: &p.stderr, TTY: p.tty,
-		Getenv: func(k string) string { return p.env[k] }}
+		Getenv: func(k string) string { return p.env[k] }, Version: "tender test"}
 }
 
 func dryRunSteps(t *testing.T, stdout []byte) []gh.Step {
