@@ -143,6 +143,9 @@ func TestActionPublishFromEnvironmentAlone(t *testing.T) {
 	if got := r.outputs(t); got["conclusion"] != "failure" || got["check-run-url"] != "https://github.example.test/octo/grader/runs/1" {
 		t.Errorf("outputs %v: want conclusion failure and the check run's URL", got)
 	}
+	if run := cr.Runs()[0]; run.DetailsURL != "https://github.example.test/octo/grader/actions/runs/4242" || run.ExternalID != bundleDigest(t, dir) {
+		t.Errorf("run %+v: want the workflow run as details_url and the bundle digest as external_id", run)
+	}
 }
 
 func TestActionPublishWithoutApprovalIsDryRun(t *testing.T) {

@@ -203,6 +203,7 @@ func (c *CheckRuns) apply(run *Run, body []byte) {
 	setIf(&run.Name, b.Name)
 	setIf(&run.HeadSHA, b.HeadSHA)
 	setIf(&run.ExternalID, b.ExternalID)
+	setIf(&run.DetailsURL, b.DetailsURL)
 	setIf(&run.Status, b.Status)
 	if b.Conclusion != nil {
 		run.Conclusion, run.Status = *b.Conclusion, "completed"
@@ -231,6 +232,9 @@ func (c *CheckRuns) view(run *Run) map[string]any {
 		"output":   map[string]any{"title": run.Title, "summary": run.Summary, "annotations_count": run.Annotations}}
 	if run.ExternalID != "" {
 		v["external_id"] = run.ExternalID
+	}
+	if run.DetailsURL != "" {
+		v["details_url"] = run.DetailsURL
 	}
 	if run.Conclusion != "" {
 		v["conclusion"] = run.Conclusion

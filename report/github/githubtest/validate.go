@@ -43,6 +43,7 @@ type checkRunBody struct {
 	Name        *string `json:"name"`
 	HeadSHA     *string `json:"head_sha"`
 	ExternalID  *string `json:"external_id"`
+	DetailsURL  *string `json:"details_url"`
 	Status      *string `json:"status"`
 	Conclusion  *string `json:"conclusion"`
 	StartedAt   *string `json:"started_at"`
