@@ -52,12 +52,15 @@ apt_mirror() {
 build_base() {
 	have_image "$BASE_IMAGE" && { log "base image $BASE_IMAGE present"; return; }
 	command -v debootstrap >/dev/null || die "debootstrap is not installed (apt-get install debootstrap)"
-	local mirror
-	mirror=$(apt_mirror "$SUITE_CODENAME") || true
-	[[ -n $mirror ]] || die "no deb entry for $SUITE_CODENAME main in /etc/apt/sources.list{,.d}"
-	log "debootstrap $SUITE_CODENAME from $mirror (the machine's apt sources)"
+	# DEBIAN_MIRROR (with DEBIAN_KEYRING) names a Debian mirror where the apt sources list none,
+	# as on GitHub's Ubuntu runners.
+	local mirror=${DEBIAN_MIRROR:-} keyring=()
+	[[ -n $mirror ]] || mirror=$(apt_mirror "$SUITE_CODENAME") || true
+	[[ -n $mirror ]] || die "no deb entry for $SUITE_CODENAME main in /etc/apt/sources.list{,.d}; set DEBIAN_MIRROR"
+	[[ -z ${DEBIAN_KEYRING:-} ]] || keyring=(--keyring="$DEBIAN_KEYRING")
+	log "debootstrap $SUITE_CODENAME from $mirror"
 	local rootfs=$WORK/rootfs
-	debootstrap --variant=minbase --include=git,ca-certificates,debootstrap "$SUITE_CODENAME" "$rootfs" "$mirror" >"$WORK/debootstrap.log" 2>&1 ||
+	debootstrap "${keyring[@]}" --variant=minbase --include=git,ca-certificates,debootstrap "$SUITE_CODENAME" "$rootfs" "$mirror" >"$WORK/debootstrap.log" 2>&1 ||
 		{ tail -n 30 "$WORK/debootstrap.log" >&2; die "debootstrap failed"; }
 	rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
 	tar --numeric-owner -C "$rootfs" -cf - . |

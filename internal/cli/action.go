@@ -14,15 +14,16 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/tender-grader/tender/report"
-	gh "github.com/tender-grader/tender/report/github"
+	"github.com/tender-grader/tender/report/github"
 )
 
 // actionInputs are the inputs of action.yml, read from INPUT_* by go-githubactions.
 type actionInputs struct {
 	Command, Suite, Concurrency, Shard, Token, Environment, SigningKey, FailOn string
-	PublicKey, Out, HeadSHA                                                    string
+	PublicKey, Out, SHA, CheckName, Annotations                                string
 	Repos, Bundles                                                             []string
-	Publish                                                                    bool
+	Publish, JobSummary                                                        bool
+	HeadSHA                                                                    string // sha, else from the event
 }
 
 // secretNames are variables a grade never sees: the verifier's environment is an allowlist
@@ -44,14 +45,14 @@ func runAction(ctx context.Context, inv *invocation) error {
 	maskSecrets(a, in)
 	if err := in.fromEvent(a); err != nil {
 		a.Errorf("%v", err)
-		return withCode(exitFailure, err)
+		return err
 	}
 	args, bundleDir := in.args()
 	// grade writes a log group per pair itself; groups do not nest.
 	if in.Command != "grade" {
 		a.Group("tender " + strings.Join(args, " "))
 	}
-	cmdErr := dispatchAction(ctx, in.subInvocation(inv), in.Command, args)
+	published, cmdErr := dispatchAction(ctx, in.subInvocation(inv), in.Command, args)
 	if in.Command != "grade" {
 		a.EndGroup()
 	}
@@ -64,7 +65,7 @@ func runAction(ctx context.Context, inv *invocation) error {
 		a.Errorf("%v", err)
 		return withCode(exitFailure, err)
 	}
-	if err := actionReport(a, inv, in, bundleDir, res); err != nil {
+	if err := actionReport(a, inv, in, bundleDir, res, published); err != nil {
 		return err
 	}
 	return failOn(in.FailOn, res, cmdErr)
@@ -77,10 +78,14 @@ func readActionInputs(a *githubactions.Action) (actionInputs, error) {
 		Environment: a.GetInput("approval-environment"), SigningKey: a.GetInput("signing-key"),
 		FailOn: orDefault(a.GetInput("fail-on"), "error"), PublicKey: a.GetInput("public-key"),
 		Out: orDefault(a.GetInput("out"), "tender-out"), Repos: lines(a.GetInput("repos")),
-		Bundles: lines(a.GetInput("bundle")),
+		Bundles: lines(a.GetInput("bundle")), SHA: a.GetInput("sha"), CheckName: a.GetInput("check-name"),
+		Annotations: a.GetInput("annotations"),
 	}
 	var err error
-	if in.Publish, err = parseBoolInput("publish", a.GetInput("publish")); err != nil {
+	if in.Publish, err = parseBoolInput("publish", a.GetInput("publish"), false); err != nil {
+		return in, err
+	}
+	if in.JobSummary, err = parseBoolInput("job-summary", a.GetInput("job-summary"), true); err != nil {
 		return in, err
 	}
 	return in, in.validate()
@@ -108,12 +113,20 @@ func (in actionInputs) validate() error {
 	if in.Command == "merge" && len(in.Bundles) < 2 {
 		return usageError("input bundle: merge needs two or more bundle directories, one per line")
 	}
+	if in.SHA != "" && !isHexSHA(in.SHA) {
+		return usageError("input sha: %q is not a full commit SHA (40 lower-case hex digits)", in.SHA)
+	}
+	if in.Annotations != "" {
+		if n, err := strconv.Atoi(in.Annotations); err != nil || n < 1 {
+			return usageError("input annotations: %q is not a positive integer", in.Annotations)
+		}
+	}
 	return nil
 }
 
-func parseBoolInput(name, v string) (bool, error) {
+func parseBoolInput(name, v string, def bool) (bool, error) {
 	if v == "" {
-		return false, nil
+		return def, nil
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {
@@ -198,6 +211,15 @@ func (in actionInputs) publishArgs(bundleDir string) []string {
 	if in.HeadSHA != "" {
 		args = append(args, "--sha", in.HeadSHA)
 	}
+	if in.CheckName != "" {
+		args = append(args, "--check-name", in.CheckName)
+	}
+	if in.Annotations != "" {
+		args = append(args, "--annotations", in.Annotations)
+	}
+	if !in.JobSummary {
+		args = append(args, "--job-summary=false")
+	}
 	return args
 }
 
@@ -227,17 +249,32 @@ func (in actionInputs) subInvocation(inv *invocation) *invocation {
 	return &sub
 }
 
-// fromEvent reads the event file. On a pull request the check run belongs on the head commit,
-// not on the merge commit GITHUB_SHA names.
+// fromEvent sets the commit a publication attaches to: the sha input, else the one the event
+// names (see targetFromEvent), else GITHUB_SHA (left to publish). Only publish needs one, so
+// an event that names none fails only publish.
 func (in *actionInputs) fromEvent(a *githubactions.Action) error {
 	c, err := a.Context()
 	if err != nil {
-		return fmt.Errorf("reading the GitHub context and event file: %w", err)
+		return withCode(exitFailure, fmt.Errorf("reading the GitHub context and event file: %w", err))
 	}
-	pr, _ := c.Event["pull_request"].(map[string]any)
-	head, _ := pr["head"].(map[string]any)
-	if sha, _ := head["sha"].(string); isHexSHA(sha) {
-		in.HeadSHA = sha
+	if in.SHA != "" {
+		in.HeadSHA = in.SHA
+		if in.Command == "publish" {
+			a.Infof("tender: the check run attaches to %s (the sha input)\n", in.SHA)
+		}
+		return nil
+	}
+	t, err := targetFromEvent(c.EventName, c.Event)
+	if err != nil && in.Command == "publish" {
+		return usageError("%v", err)
+	}
+	in.HeadSHA = t.SHA
+	if t.SHA != "" && in.Command == "publish" {
+		pr := ""
+		if t.PR > 0 && !strings.Contains(t.From, "#") {
+			pr = fmt.Sprintf(", pull request #%d", t.PR)
+		}
+		a.Infof("tender: the check run attaches to %s (%s%s)\n", t.SHA, t.From, pr)
 	}
 	return nil
 }
@@ -254,16 +291,17 @@ func isHexSHA(s string) bool {
 	return true
 }
 
-func dispatchAction(ctx context.Context, inv *invocation, command string, args []string) error {
+// dispatchAction runs the command; for publish it also returns what was posted, if anything.
+func dispatchAction(ctx context.Context, inv *invocation, command string, args []string) (*github.Outcome, error) {
 	switch command {
 	case "grade":
-		return cmdGrade(ctx, inv, args[1:])
+		return nil, cmdGrade(ctx, inv, args[1:])
 	case "publish":
-		return cmdPublish(ctx, inv, args[1:])
+		return runPublish(ctx, inv, args[1:])
 	case "verify":
-		return cmdVerify(ctx, inv, args[1:])
+		return nil, cmdVerify(ctx, inv, args[1:])
 	}
-	return cmdMerge(ctx, inv, args[1:])
+	return nil, cmdMerge(ctx, inv, args[1:])
 }
 
 func actionResults(dir string) (report.Results, error) {
@@ -275,8 +313,8 @@ func actionResults(dir string) (report.Results, error) {
 }
 
 // actionReport sets the outputs (all single-line: SetOutput uses a fixed heredoc delimiter)
-// and appends summary.md to the job summary.
-func actionReport(a *githubactions.Action, inv *invocation, in actionInputs, dir string, res report.Results) error {
+// and appends summary.md to the job summary unless the job-summary input is false.
+func actionReport(a *githubactions.Action, inv *invocation, in actionInputs, dir string, res report.Results, published *github.Outcome) error {
 	counts := map[report.Verdict]int{}
 	for _, p := range res.Pairs {
 		counts[p.Verdict]++
@@ -285,15 +323,21 @@ func actionReport(a *githubactions.Action, inv *invocation, in actionInputs, dir
 		"resolved": strconv.Itoa(counts[report.Resolved]), "total": strconv.Itoa(len(res.Pairs)),
 		"unresolved": strconv.Itoa(counts[report.Unresolved]), "error": strconv.Itoa(counts[report.Error]),
 		"integrity-violation": strconv.Itoa(counts[report.IntegrityViolation]),
-		"bundle":              singleLine(dir), "conclusion": gh.Conclusion(res),
+		"bundle":              singleLine(dir), "conclusion": github.Conclusion(res),
+	}
+	if in.Command == "publish" {
+		outputs["check-run-url"] = ""
+		if published != nil {
+			outputs["check-run-url"] = singleLine(published.HTMLURL)
+		}
 	}
 	if err := setOutputs(a, inv, outputs); err != nil {
 		return err
 	}
-	if in.Command == "publish" {
-		return nil // publish writes its own job summary only when it falls back
+	if in.Command == "publish" || !in.JobSummary {
+		return nil // publish writes its own job summary, and only when it falls back
 	}
-	return addJobSummary(inv, dir)
+	return addJobSummary(a, dir)
 }
 
 func singleLine(s string) string {
@@ -316,9 +360,10 @@ func setOutputs(a *githubactions.Action, inv *invocation, outputs map[string]str
 	return nil
 }
 
-func addJobSummary(inv *invocation, dir string) error {
-	path := inv.Getenv("GITHUB_STEP_SUMMARY")
-	if path == "" {
+// addJobSummary appends the bundle's summary.md (capped at GitHub's 1 MiB) to the job summary
+// with go-githubactions.
+func addJobSummary(a *githubactions.Action, dir string) (err error) {
+	if a.Getenv("GITHUB_STEP_SUMMARY") == "" {
 		return nil
 	}
 	b, err := os.ReadFile(filepath.Join(dir, report.SummaryMarkdown))
@@ -328,12 +373,13 @@ func addJobSummary(inv *invocation, dir string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return withCode(exitFailure, fmt.Errorf("writing the job summary: %w", err))
-	}
-	_, err = f.WriteString(gh.CapBytes(string(b), gh.MaxJobSummaryBytes, gh.TruncationNote) + "\n")
-	return errors.Join(err, f.Close())
+	defer func() { // go-githubactions panics when it cannot write the file
+		if r := recover(); r != nil {
+			err = withCode(exitFailure, fmt.Errorf("writing the job summary: %v", r))
+		}
+	}()
+	a.AddStepSummary(github.Cap(string(b), github.MaxJobSummaryBytes-1, github.TruncationNote))
+	return nil
 }
 
 // failOn decides the exit: never fails on no verdict; error fails on an error verdict or an

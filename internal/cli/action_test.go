@@ -107,12 +107,14 @@ func TestActionPublishFromEnvironmentAlone(t *testing.T) {
 	headSHA := strings.Repeat("9", 40)
 	f := githubtest.New(t)
 	f.On("GET", "/repos/octo/grader/actions/runs/4242/approvals", 1, githubtest.JSON(200, []any{githubtest.Review("approved", "alice", "publish")}))
+	cr := githubtest.NewCheckRuns("octo", "grader")
+	f.On("GET", cr.ListPath(headSHA), 1, cr.List)
 	var created []byte
-	f.On("POST", "/repos/octo/grader/check-runs", 1, func(w http.ResponseWriter, r *http.Request, body []byte) {
+	f.On("POST", cr.CreatePath(), 1, func(w http.ResponseWriter, r *http.Request, body []byte) {
 		created = body
-		githubtest.JSON(201, map[string]any{"id": 11})(w, r, body)
+		cr.Create(w, r, body)
 	})
-	f.On("PATCH", "/repos/octo/grader/check-runs/11", 2, githubtest.JSON(200, map[string]any{"id": 11}))
+	f.On("PATCH", cr.UpdatePath(1), 2, cr.Update)
 	dir := sealPubBundle(t, pubResults("demo", "", "a", "b"), nil)
 	event := map[string]any{"pull_request": map[string]any{"number": 3, "head": map[string]any{"sha": headSHA}}}
 	r := newRunnerEnv(t, f.URL, map[string]string{"command": "publish", "bundle": dir, "publish": "true",
@@ -138,8 +140,11 @@ func TestActionPublishFromEnvironmentAlone(t *testing.T) {
 			t.Errorf("%s carries the token", path)
 		}
 	}
-	if got := r.outputs(t)["conclusion"]; got != "failure" {
-		t.Errorf("conclusion output %q", got)
+	if got := r.outputs(t); got["conclusion"] != "failure" || got["check-run-url"] != "https://github.example.test/octo/grader/runs/1" {
+		t.Errorf("outputs %v: want conclusion failure and the check run's URL", got)
+	}
+	if run := cr.Runs()[0]; run.DetailsURL != "https://github.example.test/octo/grader/actions/runs/4242" || run.ExternalID != bundleDigest(t, dir) {
+		t.Errorf("run %+v: want the workflow run as details_url and the bundle digest as external_id", run)
 	}
 }
 
@@ -184,6 +189,9 @@ func TestActionRejectsBadInputs(t *testing.T) {
 		"bad concurrency":       {"command": "grade", "suite": repoRoot + "/fixtures/demo", "concurrency": "0"},
 		"bad publish":           {"command": "publish", "publish": "yes please"},
 		"merge of one bundle":   {"command": "merge", "bundle": "a"},
+		"short sha":             {"command": "publish", "sha": "abc123"},
+		"bad annotations":       {"command": "publish", "annotations": "0"},
+		"bad job-summary":       {"command": "verify", "job-summary": "maybe"},
 	}
 	for name, inputs := range cases {
 		t.Run(name, func(t *testing.T) {

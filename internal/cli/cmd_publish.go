@@ -17,59 +17,76 @@ import (
 
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/bundle"
-	gh "github.com/tender-grader/tender/report/github"
+	"github.com/tender-grader/tender/report/github"
 )
 
-// publishClock stamps check runs; tests replace it.
-var publishClock = time.Now
+// publishClientOptions are merged into the token client's options; tests turn off the second
+// GitHub asks between mutating requests, which the report/github tests cover.
+var publishClientOptions github.ClientOptions
 
 // publishOptions are the flags of `tender publish`.
 type publishOptions struct {
-	Bundle, Key, Environment, Repository, SHA, Suite string
-	Publish                                          bool
+	Bundle, Key, Environment, Repository, SHA, Suite, CheckName string
+	Annotations                                                 int
+	Publish, JobSummary                                         bool
 }
 
 func cmdPublish(ctx context.Context, inv *invocation, args []string) error {
+	_, err := runPublish(ctx, inv, args)
+	return err
+}
+
+// runPublish is `tender publish`; the outcome is nil unless something was posted.
+func runPublish(ctx context.Context, inv *invocation, args []string) (*github.Outcome, error) {
 	o, err := parsePublish(inv, args)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	m, res, err := loadVerifiedBundle(o.Bundle, o.Key)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	plan, err := publishPlan(inv, o, res)
+	plan, err := publishPlan(inv, o, res, m.EnvelopeSHA256)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !o.Publish {
-		return dryRun(inv, plan, "publishing was not requested (--publish)")
+		return nil, dryRun(inv, plan, "publishing was not requested (--publish)")
 	}
 	if err := checkTarget(plan.Target); err != nil {
-		return err
+		return nil, err
 	}
 	c, err := approve(ctx, inv, o, plan.Target, m.EnvelopeSHA256)
-	if errors.Is(err, gh.ErrNotApproved) || errors.Is(err, errNoToken) {
-		return dryRun(inv, plan, err.Error())
+	if errors.Is(err, github.ErrNotApproved) || errors.Is(err, errNoToken) {
+		return nil, dryRun(inv, plan, err.Error())
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return publishPlanNow(ctx, inv, c, plan)
+	return publishPlanNow(ctx, inv, c, plan, o)
 }
 
 func parsePublish(inv *invocation, args []string) (publishOptions, error) {
 	var o publishOptions
-	fs := newFlags(inv, "publish", "publish BUNDLE [--key PUB] [--publish] [--approval-environment E] [--repository OWNER/NAME] [--sha SHA] [--suite DIR]")
+	fs := newFlags(inv, "publish", "publish BUNDLE [--key PUB] [--publish] [--approval-environment E] [--repository OWNER/NAME] [--sha SHA] [--suite DIR] [--check-name NAME] [--annotations N]")
 	fs.StringVar(&o.Key, "key", "", "ed25519 public key `file`; when given, the signature must verify")
 	fs.BoolVar(&o.Publish, "publish", false, "post the check run (still needs a verified approval); without it, print the payloads")
 	fs.StringVar(&o.Environment, "approval-environment", "", "in Actions: the `environment` whose approved review on this run allows publishing")
 	fs.StringVar(&o.Repository, "repository", "", "`OWNER/NAME` to publish to (default $GITHUB_REPOSITORY)")
 	fs.StringVar(&o.SHA, "sha", "", "commit `SHA` the check run attaches to (default $GITHUB_SHA)")
-	fs.StringVar(&o.Suite, "suite", "", "suite `DIR` (repository-relative) whose tender.yaml places the annotations")
+	fs.StringVar(&o.Suite, "suite", "", "suite `DIR` (repository-relative) the annotations are placed under")
+	fs.StringVar(&o.CheckName, "check-name", "", "check run `NAME` (default \"tender: SUITE\", with the shard when there is one)")
+	fs.IntVar(&o.Annotations, "annotations", github.DefaultAnnotationLimit, "at most `N` annotations on the check run; every pair is still listed in its text")
+	fs.BoolVar(&o.JobSummary, "job-summary", true, "in Actions, when the check run is refused, write the results to the job summary")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return o, err
+	}
+	if o.Annotations < 1 {
+		return o, usageError("--annotations %d: want a positive number", o.Annotations)
+	}
+	if o.SHA != "" && !isHexSHA(o.SHA) {
+		return o, usageError("--sha %q: want a full commit SHA (40 or 64 lower-case hex digits)", o.SHA)
 	}
 	if len(pos) != 1 {
 		return o, usageError("publish takes one BUNDLE directory")
@@ -100,7 +117,7 @@ func loadVerifiedBundle(dir, keyFile string) (*bundle.Manifest, report.Results, 
 	return m, res, nil
 }
 
-func publishPlan(inv *invocation, o publishOptions, res report.Results) (*gh.Plan, error) {
+func publishPlan(inv *invocation, o publishOptions, res report.Results, digest string) (*github.Plan, error) {
 	summary, err := os.ReadFile(filepath.Join(o.Bundle, report.SummaryMarkdown))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
@@ -109,33 +126,36 @@ func publishPlan(inv *invocation, o publishOptions, res report.Results) (*gh.Pla
 	if err != nil {
 		return nil, err
 	}
-	return gh.BuildPlan(res, gh.PlanInput{Target: publishTarget(inv, o), Summary: string(summary),
-		Locator: loc, Now: publishClock()}), nil
+	return github.BuildPlan(res, github.PlanInput{Target: publishTarget(inv, o), Name: o.CheckName, Summary: string(summary),
+		Locator: loc, ExternalID: digest, AnnotationLimit: o.Annotations, Now: time.Now()}), nil
 }
 
-// suiteLocator reads DIR/tender.yaml; annotation paths are relative to GITHUB_WORKSPACE when
-// DIR is inside it.
-func suiteLocator(inv *invocation, dir string) (*gh.Locator, error) {
+// suiteLocator places annotations under the suite directory DIR, which must name a place in
+// the repository: relative, or absolute inside GITHUB_WORKSPACE. Nothing is read from it: the
+// results record each pair's suite file, entry line and patch file.
+func suiteLocator(inv *invocation, dir string) (*github.Locator, error) {
 	if dir == "" {
 		return nil, nil
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "tender.yaml"))
-	if err != nil {
-		return nil, usageError("--suite %s: %v", dir, err)
-	}
-	rel := dir
-	if ws := inv.Getenv("GITHUB_WORKSPACE"); ws != "" && filepath.IsAbs(dir) {
-		if r, err := filepath.Rel(ws, dir); err == nil && !strings.HasPrefix(r, "..") {
-			rel = r
+	rel := filepath.Clean(dir)
+	if filepath.IsAbs(rel) {
+		ws := inv.Getenv("GITHUB_WORKSPACE")
+		r, err := filepath.Rel(ws, rel)
+		if ws == "" || err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return nil, usageError("--suite %s: an absolute suite directory must be inside GITHUB_WORKSPACE; give the path relative to the repository root", dir)
 		}
+		rel = r
 	}
-	return gh.NewLocator(filepath.ToSlash(rel), b)
+	if rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, usageError("--suite %s: the suite directory must be inside the repository", dir)
+	}
+	return github.NewLocator(filepath.ToSlash(rel)), nil
 }
 
-func publishTarget(inv *invocation, o publishOptions) gh.Target {
+func publishTarget(inv *invocation, o publishOptions) github.Target {
 	repo := firstNonEmpty(o.Repository, inv.Getenv("GITHUB_REPOSITORY"))
 	owner, name, _ := strings.Cut(repo, "/")
-	t := gh.Target{Owner: owner, Repo: name, HeadSHA: firstNonEmpty(o.SHA, inv.Getenv("GITHUB_SHA"))}
+	t := github.Target{Owner: owner, Repo: name, HeadSHA: firstNonEmpty(o.SHA, inv.Getenv("GITHUB_SHA"))}
 	if srv, id := inv.Getenv("GITHUB_SERVER_URL"), inv.Getenv("GITHUB_RUN_ID"); srv != "" && id != "" && repo != "" {
 		t.DetailsURL = strings.TrimSuffix(srv, "/") + "/" + repo + "/actions/runs/" + id
 	}
@@ -148,7 +168,7 @@ func publishTarget(inv *invocation, o publishOptions) gh.Target {
 	return t
 }
 
-func checkTarget(t gh.Target) error {
+func checkTarget(t github.Target) error {
 	if strings.HasPrefix(t.Owner, "{") || t.Repo == "" || strings.Contains(t.Repo, "/") {
 		return usageError("publish: name the repository with --repository OWNER/NAME or $GITHUB_REPOSITORY")
 	}
@@ -168,7 +188,7 @@ func firstNonEmpty(s ...string) string {
 }
 
 // dryRun prints the exact payloads on stdout and why nothing was sent on stderr.
-func dryRun(inv *invocation, plan *gh.Plan, why string) error {
+func dryRun(inv *invocation, plan *github.Plan, why string) error {
 	fmt.Fprintf(inv.Stderr, "tender: dry run, nothing was sent: %s\n", why)
 	fmt.Fprintf(inv.Stderr, "tender: the %d request(s) below are what publishing would send\n", len(plan.Steps()))
 	return plan.WriteDryRun(inv.Stdout)
@@ -176,8 +196,8 @@ func dryRun(inv *invocation, plan *gh.Plan, why string) error {
 
 // approve returns the token client only for a verified human approval: in Actions an approved
 // review of this run for the configured environment, locally the operator typing the start of
-// the bundle digest at a terminal. Every other outcome wraps gh.ErrNotApproved.
-func approve(ctx context.Context, inv *invocation, o publishOptions, t gh.Target, digest string) (*gh.Client, error) {
+// the bundle digest at a terminal. Every other outcome wraps github.ErrNotApproved.
+func approve(ctx context.Context, inv *invocation, o publishOptions, t github.Target, digest string) (*github.Client, error) {
 	if inv.Getenv("GITHUB_ACTIONS") != "true" {
 		if err := approveAtTerminal(inv, t, digest); err != nil {
 			return nil, err
@@ -188,10 +208,14 @@ func approve(ctx context.Context, inv *invocation, o publishOptions, t gh.Target
 	if err != nil {
 		return nil, err
 	}
+	// The approval belongs to this workflow run, which lives in GITHUB_REPOSITORY whatever
+	// repository the check run goes to.
+	owner, repo, _ := strings.Cut(inv.Getenv("GITHUB_REPOSITORY"), "/")
 	runID, _ := strconv.ParseInt(inv.Getenv("GITHUB_RUN_ID"), 10, 64)
-	a, err := c.CheckApproval(ctx, t.Owner, t.Repo, runID, o.Environment)
-	if err != nil && !errors.Is(err, gh.ErrNotApproved) {
-		err = fmt.Errorf("%w: the approval could not be checked: %v", gh.ErrNotApproved, err)
+	attempt, _ := strconv.Atoi(inv.Getenv("GITHUB_RUN_ATTEMPT"))
+	a, err := c.CheckApproval(ctx, github.RunRef{Owner: owner, Repo: repo, ID: runID, Attempt: attempt}, o.Environment)
+	if err != nil && !errors.Is(err, github.ErrNotApproved) {
+		err = fmt.Errorf("%w: the approval could not be checked: %v", github.ErrNotApproved, err)
 	}
 	if err != nil {
 		return nil, err
@@ -203,18 +227,18 @@ func approve(ctx context.Context, inv *invocation, o publishOptions, t gh.Target
 // digestPrefixLen is how many hex digits of the bundle digest the operator types.
 const digestPrefixLen = 12
 
-func approveAtTerminal(inv *invocation, t gh.Target, digest string) error {
+func approveAtTerminal(inv *invocation, t github.Target, digest string) error {
 	if !inv.TTY {
-		return fmt.Errorf("%w: no terminal to confirm at (outside Actions, publishing needs an interactive confirmation)", gh.ErrNotApproved)
+		return fmt.Errorf("%w: no terminal to confirm at (outside Actions, publishing needs an interactive confirmation)", github.ErrNotApproved)
 	}
 	fmt.Fprintf(inv.Stderr, "Publish this bundle to %s/%s at %s?\nBundle digest (sha256 of bundle.dsse.json): %s\nType its first %d hex digits to publish: ",
 		t.Owner, t.Repo, t.HeadSHA, digest, digestPrefixLen)
 	line, err := bufio.NewReader(io.LimitReader(inv.Stdin, 4096)).ReadString('\n')
 	if err != nil && line == "" {
-		return fmt.Errorf("%w: no confirmation read: %v", gh.ErrNotApproved, err)
+		return fmt.Errorf("%w: no confirmation read: %v", github.ErrNotApproved, err)
 	}
 	if !strings.EqualFold(strings.TrimSpace(line), digest[:digestPrefixLen]) {
-		return fmt.Errorf("%w: the digits typed do not match the bundle digest", gh.ErrNotApproved)
+		return fmt.Errorf("%w: the digits typed do not match the bundle digest", github.ErrNotApproved)
 	}
 	return nil
 }
@@ -224,7 +248,7 @@ var errNoToken = errors.New("no token: set GITHUB_TOKEN (in the Action, the toke
 
 // tokenClient builds the token client from GITHUB_TOKEN and GITHUB_API_URL, masking the token
 // in the Actions log first.
-func tokenClient(inv *invocation) (*gh.Client, error) {
+func tokenClient(inv *invocation) (*github.Client, error) {
 	token := inv.Getenv("GITHUB_TOKEN")
 	if token == "" {
 		return nil, errNoToken
@@ -232,7 +256,9 @@ func tokenClient(inv *invocation) (*gh.Client, error) {
 	if inv.Getenv("GITHUB_ACTIONS") == "true" {
 		actionsLog(inv).AddMask(token)
 	}
-	c, err := gh.NewClient(gh.ClientOptions{APIURL: inv.Getenv("GITHUB_API_URL"), Token: token, Log: inv.Stderr})
+	o := publishClientOptions
+	o.APIURL, o.Token, o.Log = inv.Getenv("GITHUB_API_URL"), token, inv.Stderr
+	c, err := github.NewClient(o)
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
@@ -243,18 +269,22 @@ func actionsLog(inv *invocation) *githubactions.Action {
 	return githubactions.New(githubactions.WithWriter(inv.Stdout), githubactions.WithGetenv(inv.Getenv))
 }
 
-func publishPlanNow(ctx context.Context, inv *invocation, c *gh.Client, plan *gh.Plan) error {
-	var out *gh.Outcome
+func publishPlanNow(ctx context.Context, inv *invocation, c *github.Client, plan *github.Plan, o publishOptions) (*github.Outcome, error) {
+	var out *github.Outcome
 	var err error
-	if inv.Getenv("GITHUB_ACTIONS") == "true" {
-		fb := gh.Fallback{Action: actionsLog(inv), SummaryPath: inv.Getenv("GITHUB_STEP_SUMMARY")}
-		out, err = c.PublishWithFallback(ctx, plan, fb)
+	inActions := inv.Getenv("GITHUB_ACTIONS") == "true"
+	if inActions {
+		out, err = c.PublishWithFallback(ctx, plan, github.Fallback{Action: actionsLog(inv), JobSummary: o.JobSummary})
 	} else {
 		out, err = c.Publish(ctx, plan)
 	}
+	if err != nil && !inActions && github.Forbidden(err) {
+		err = fmt.Errorf("%w\n(creating a check run needs a GitHub App installation token: GITHUB_TOKEN in Actions is one; "+
+			"a personal access token is refused with 403. See the README, \"Publishing from your machine\")", err)
+	}
 	if err != nil {
-		return withCode(exitFailure, fmt.Errorf("publish: %w", err))
+		return out, withCode(exitFailure, fmt.Errorf("publish: %w", err))
 	}
 	fmt.Fprintln(inv.Stderr, "tender:", out.Note)
-	return nil
+	return out, nil
 }

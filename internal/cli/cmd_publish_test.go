@@ -17,11 +17,23 @@ import (
 
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/bundle"
-	gh "github.com/tender-grader/tender/report/github"
+	"github.com/tender-grader/tender/report/github"
 	"github.com/tender-grader/tender/report/github/githubtest"
 )
 
 const pubToken = "ghs_CANARY_publish_token_9f8e7d6c5b4a"
+
+func init() { publishClientOptions.MutationInterval = -1 }
+
+// checkRunsModel routes a look-up on sha, one create and updates PATCHes of run 1 to a model
+// of octo/grader's check runs.
+func checkRunsModel(f *githubtest.Fake, sha string, updates int) *githubtest.CheckRuns {
+	cr := githubtest.NewCheckRuns("octo", "grader")
+	f.On("GET", cr.ListPath(sha), 1, cr.List)
+	f.On("POST", cr.CreatePath(), 1, cr.Create)
+	f.On("PATCH", cr.UpdatePath(1), updates, cr.Update)
+	return cr
+}
 
 // pubResults is a small batch with one pair of each verdict.
 func pubResults(suite, shard string, ids ...string) report.Results {
@@ -69,12 +81,12 @@ type pubRun struct {
 
 func (p *pubRun) inv() *invocation {
 	return &invocation{Stdin: strings.NewReader(p.stdin), Stdout: &p.stdout, Stderr: &p.stderr, TTY: p.tty,
-		Getenv: func(k string) string { return p.env[k] }}
+		Getenv: func(k string) string { return p.env[k] }, Version: "tender test"}
 }
 
-func dryRunSteps(t *testing.T, stdout []byte) []gh.Step {
+func dryRunSteps(t *testing.T, stdout []byte) []github.Step {
 	t.Helper()
-	var steps []gh.Step
+	var steps []github.Step
 	var payload []string // the Actions log interleaves workflow commands (::add-mask::)
 	for _, l := range strings.Split(string(stdout), "\n") {
 		if !strings.HasPrefix(l, "::") {
@@ -85,14 +97,6 @@ func dryRunSteps(t *testing.T, stdout []byte) []gh.Step {
 		t.Fatalf("stdout is not the dry-run payload: %v\n%s", err, stdout)
 	}
 	return steps
-}
-
-func methods(reqs []githubtest.Request) []string {
-	var out []string
-	for _, r := range reqs {
-		out = append(out, r.Method+" "+r.Path)
-	}
-	return out
 }
 
 func TestPublishWithoutFlagIsDryRun(t *testing.T) {
@@ -107,7 +111,8 @@ func TestPublishWithoutFlagIsDryRun(t *testing.T) {
 	for _, s := range steps {
 		got = append(got, s.Method+" "+s.Path)
 	}
-	want := []string{"POST /repos/octo/grader/check-runs", "PATCH /repos/octo/grader/check-runs/{check_run_id}", "PATCH /repos/octo/grader/check-runs/{check_run_id}"}
+	want := []string{"GET /repos/octo/grader/commits/" + strings.Repeat("a", 40) + "/check-runs?check_name=tender%3A+demo&filter=all&per_page=100",
+		"POST /repos/octo/grader/check-runs", "PATCH /repos/octo/grader/check-runs/{check_run_id}", "PATCH /repos/octo/grader/check-runs/{check_run_id}"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("steps (-want +got):\n%s", d)
 	}
@@ -139,8 +144,7 @@ func TestPublishApprovalGate(t *testing.T) {
 				f.On("GET", approvals, 1, tc.reply)
 			}
 			if tc.publish {
-				f.On("POST", "/repos/octo/grader/check-runs", 1, githubtest.JSON(201, map[string]any{"id": 9}))
-				f.On("PATCH", "/repos/octo/grader/check-runs/9", 2, githubtest.JSON(200, map[string]any{"id": 9}))
+				checkRunsModel(f, strings.Repeat("a", 40), 2)
 			}
 			dir := sealPubBundle(t, pubResults("demo", "", "a", "b"), nil)
 			p := &pubRun{env: actionsEnv(f.URL)}
@@ -160,8 +164,8 @@ func TestPublishApprovalGate(t *testing.T) {
 				}
 			}
 			if !tc.publish {
-				if len(dryRunSteps(t, p.stdout.Bytes())) != 3 {
-					t.Error("the dry run does not list create, one annotation batch and the completion")
+				if len(dryRunSteps(t, p.stdout.Bytes())) != 4 {
+					t.Error("the dry run does not list the look-up, the create, one annotation batch and the completion")
 				}
 			}
 			assertNoToken(t, p, dir)
@@ -216,8 +220,7 @@ func TestPublishLocalConfirmation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := githubtest.New(t)
 			if tc.publish {
-				f.On("POST", "/repos/octo/grader/check-runs", 1, githubtest.JSON(201, map[string]any{"id": 3}))
-				f.On("PATCH", "/repos/octo/grader/check-runs/3", 2, githubtest.JSON(200, map[string]any{"id": 3}))
+				checkRunsModel(f, strings.Repeat("b", 40), 2)
 			}
 			dir := sealPubBundle(t, pubResults("demo", "", "a", "b"), nil)
 			env := map[string]string{"GITHUB_API_URL": f.URL, "GITHUB_TOKEN": pubToken}
@@ -289,11 +292,13 @@ func pubKeyPair(t *testing.T) (string, ed25519.PrivateKey) {
 func TestPublishFallsBackOn403InActions(t *testing.T) {
 	f := githubtest.New(t)
 	f.On("GET", "/repos/octo/grader/actions/runs/4242/approvals", 1, githubtest.JSON(200, []any{githubtest.Review("approved", "alice", "publish")}))
+	f.On("GET", "/repos/octo/grader/commits/"+strings.Repeat("a", 40)+"/check-runs", 1, githubtest.JSON(200, map[string]any{"total_count": 0, "check_runs": []any{}}))
 	f.On("POST", "/repos/octo/grader/check-runs", 1, githubtest.JSON(403, map[string]any{"message": "Resource not accessible by integration"}))
 	dir := sealPubBundle(t, pubResults("demo", "", "a", "b", "c"), nil)
 	env := actionsEnv(f.URL)
 	env["GITHUB_STEP_SUMMARY"] = filepath.Join(t.TempDir(), "summary.md")
 	p := &pubRun{env: env}
+	t.Cleanup(func() { t.Logf("stdout:\n%s\nstderr:\n%s", p.stdout.String(), p.stderr.String()) })
 	if err := cmdPublish(context.Background(), p.inv(), []string{dir, "--publish", "--approval-environment", "publish"}); err != nil {
 		t.Fatal(err)
 	}
@@ -316,11 +321,12 @@ func TestPublishFallsBackOn403InActions(t *testing.T) {
 func TestPublishUsage(t *testing.T) {
 	dir := sealPubBundle(t, pubResults("demo", "", "a"), nil)
 	cases := map[string][]string{
-		"no bundle":     {},
-		"two bundles":   {dir, dir},
-		"unknown flag":  {dir, "--token", "x"},
-		"no repository": {dir, "--publish", "--sha", strings.Repeat("a", 40)},
-		"bad suite dir": {dir, "--suite", filepath.Join(dir, "nope")},
+		"no bundle":      {},
+		"two bundles":    {dir, dir},
+		"unknown flag":   {dir, "--token", "x"},
+		"no repository":  {dir, "--publish", "--sha", strings.Repeat("a", 40)},
+		"suite outside":  {dir, "--suite", "../elsewhere"},
+		"suite absolute": {dir, "--suite", filepath.Join(dir, "nope")},
 	}
 	for name, args := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -330,5 +336,85 @@ func TestPublishUsage(t *testing.T) {
 				t.Errorf("exit %d (%v), want %d", code, err, exitUsage)
 			}
 		})
+	}
+}
+
+// TestPublishApprovalIsReadFromTheRunsRepository publishes to another repository with
+// --repository: the approval is still looked up on this run, in GITHUB_REPOSITORY.
+func TestPublishApprovalIsReadFromTheRunsRepository(t *testing.T) {
+	f := githubtest.New(t)
+	f.On("GET", "/repos/octo/grader/actions/runs/4242/approvals", 1, githubtest.JSON(200, []any{githubtest.Review("approved", "alice", "publish")}))
+	cr := githubtest.NewCheckRuns("elsewhere", "target")
+	f.On("GET", cr.ListPath(strings.Repeat("a", 40)), 1, cr.List)
+	f.On("POST", cr.CreatePath(), 1, cr.Create)
+	f.On("PATCH", cr.UpdatePath(1), 2, cr.Update)
+	dir := sealPubBundle(t, pubResults("demo", "", "a", "b"), nil)
+	p := &pubRun{env: actionsEnv(f.URL)}
+	if err := cmdPublish(context.Background(), p.inv(), []string{dir, "--publish", "--approval-environment", "publish", "--repository", "elsewhere/target"}); err != nil {
+		t.Fatalf("%v\n%s", err, p.stderr.String())
+	}
+	if runs := cr.Runs(); len(runs) != 1 || runs[0].Conclusion != "failure" {
+		t.Errorf("runs %+v", runs)
+	}
+}
+
+// TestPublishOnARerunAfterARejection: attempt 2 of a run whose attempt 1 was rejected stays a
+// dry run, and says why.
+func TestPublishOnARerunAfterARejection(t *testing.T) {
+	f := githubtest.New(t)
+	f.On("GET", "/repos/octo/grader/actions/runs/4242/approvals", 1, githubtest.JSON(200, []any{
+		githubtest.Review("rejected", "bob", "publish"), githubtest.Review("approved", "alice", "publish")}))
+	dir := sealPubBundle(t, pubResults("demo", "", "a", "b"), nil)
+	env := actionsEnv(f.URL)
+	env["GITHUB_RUN_ATTEMPT"] = "2"
+	p := &pubRun{env: env}
+	if err := cmdPublish(context.Background(), p.inv(), []string{dir, "--publish", "--approval-environment", "publish"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.stderr.String(), "dry run") || !strings.Contains(p.stderr.String(), "attempt 2 of run 4242") {
+		t.Errorf("stderr does not say it is a dry run because of the re-run's history:\n%s", p.stderr.String())
+	}
+	t.Logf("%s", strings.SplitN(p.stderr.String(), "\n", 2)[0])
+}
+
+// TestPublishLocallyWithAPersonalToken: GitHub refuses to create check runs with a personal
+// access token; the error says a GitHub App installation token is needed.
+func TestPublishLocallyWithAPersonalToken(t *testing.T) {
+	f := githubtest.New(t)
+	sha := strings.Repeat("b", 40)
+	f.On("GET", "/repos/octo/grader/commits/"+sha+"/check-runs", 1, githubtest.JSON(200, map[string]any{"total_count": 0, "check_runs": []any{}}))
+	f.On("POST", "/repos/octo/grader/check-runs", 1, githubtest.JSON(403, map[string]any{"message": "You must authenticate via a GitHub App."}))
+	dir := sealPubBundle(t, pubResults("demo", "", "a"), nil)
+	p := &pubRun{env: map[string]string{"GITHUB_API_URL": f.URL, "GITHUB_TOKEN": pubToken}, tty: true, stdin: bundleDigest(t, dir)[:12] + "\n"}
+	err := cmdPublish(context.Background(), p.inv(), []string{dir, "--publish", "--repository", "octo/grader", "--sha", sha})
+	if exitCode(context.Background(), err) != exitFailure || !strings.Contains(err.Error(), "GitHub App installation token") {
+		t.Fatalf("error %v: want exit 1 naming the GitHub App installation token", err)
+	}
+	assertNoToken(t, p, dir)
+	t.Logf("%v", err)
+}
+
+// TestPublishTwiceUpdatesOneRun publishes the same bundle twice: the second finds the run by
+// the bundle digest (its external_id) and updates it.
+func TestPublishTwiceUpdatesOneRun(t *testing.T) {
+	f := githubtest.New(t)
+	for range 2 {
+		f.On("GET", "/repos/octo/grader/actions/runs/4242/approvals", 1, githubtest.JSON(200, []any{githubtest.Review("approved", "alice", "publish")}))
+	}
+	cr := githubtest.NewCheckRuns("octo", "grader")
+	f.On("GET", cr.ListPath(strings.Repeat("a", 40)), 2, cr.List)
+	f.On("POST", cr.CreatePath(), 1, cr.Create)
+	f.On("PATCH", cr.UpdatePath(1), 2+1, cr.Update) // first: batch and final; second: final only
+	dir := sealPubBundle(t, pubResults("demo", "", "a", "b"), nil)
+	for i := range 2 {
+		p := &pubRun{env: actionsEnv(f.URL)}
+		if err := cmdPublish(context.Background(), p.inv(), []string{dir, "--publish", "--approval-environment", "publish"}); err != nil {
+			t.Fatalf("publish %d: %v", i+1, err)
+		}
+		t.Logf("publish %d: %s", i+1, strings.TrimSpace(p.stderr.String()))
+	}
+	runs := cr.Runs()
+	if len(runs) != 1 || runs[0].ExternalID != bundleDigest(t, dir) || runs[0].Annotations != 1 {
+		t.Errorf("runs %+v: want one, with the bundle digest as external_id and its one annotation once", runs)
 	}
 }

@@ -105,7 +105,7 @@ func TestActionMetadata(t *testing.T) {
 		t.Errorf("runs: %+v; want a Docker action built from Dockerfile, run without args (Action mode)", md.Runs)
 	}
 	wantInputs := []string{"command", "suite", "repos", "concurrency", "shard", "publish", "token",
-		"approval-environment", "signing-key", "fail-on"}
+		"approval-environment", "signing-key", "fail-on", "sha", "check-name", "annotations", "job-summary"}
 	for _, in := range wantInputs {
 		if _, ok := md.Inputs[in]; !ok {
 			t.Errorf("input %s is not declared", in)
@@ -121,7 +121,7 @@ func TestActionMetadata(t *testing.T) {
 		outputs = append(outputs, name)
 	}
 	slices.Sort(outputs)
-	want := []string{"bundle", "conclusion", "error", "integrity-violation", "resolved", "total", "unresolved"}
+	want := []string{"bundle", "check-run-url", "conclusion", "error", "integrity-violation", "resolved", "total", "unresolved"}
 	if !slices.Equal(outputs, want) {
 		t.Errorf("outputs %v, want %v (what runAction sets)", outputs, want)
 	}

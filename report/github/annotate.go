@@ -24,8 +24,8 @@ func Annotations(r report.Results, l *Locator) []*gh.CheckRunAnnotation {
 		out = append(out, &gh.CheckRunAnnotation{
 			Path: gh.String(loc.Path), StartLine: gh.Int(loc.Line), EndLine: gh.Int(loc.Line),
 			AnnotationLevel: gh.String(level),
-			Title:           gh.String(Cap(fmt.Sprintf("%s: %s", p.ID, p.Verdict), MaxTitleChars, "…")),
-			Message:         gh.String(CapBytes(message(p), MaxMessageBytes, "\n[truncated]")),
+			Title:           gh.String(Cap(fmt.Sprintf("%s: %s", p.ID, p.Verdict), MaxTitleBytes, "…")),
+			Message:         gh.String(Cap(message(p), MaxMessageBytes, "\n[truncated]")),
 		})
 	}
 	return out
@@ -59,38 +59,34 @@ func message(p report.PairResult) string {
 }
 
 // TruncationNote ends every output that was cut to fit the API's limits.
-const TruncationNote = "\n\n---\n*Truncated to fit GitHub's 65,535-character limit; the full report is summary.md in the evidence bundle.*\n"
+const TruncationNote = "\n\n---\n*Truncated to fit GitHub's size limit (65,535 bytes in a check run, 1 MiB in a job summary); the full report is summary.md in the evidence bundle.*\n"
 
-// CapOutput cuts s to MaxOutputChars characters, the note included, when it is longer.
-func CapOutput(s string) string { return Cap(s, MaxOutputChars, TruncationNote) }
+// CapOutput cuts s to MaxOutputBytes bytes, the note included, when it is longer. GitHub
+// documents the summary and text limits in characters, but counts bytes ("exceeds a maximum
+// bytesize of 65535"): a summary of 65,535 characters that are not all ASCII is refused.
+func CapOutput(s string) string { return Cap(s, MaxOutputBytes, TruncationNote) }
 
-// Cap returns s when it has at most n characters, else its longest prefix that leaves room
-// for note, followed by note. It never splits a character.
+// Cap returns s when it has at most n bytes, else its longest prefix that leaves room for
+// note, followed by note. It never splits a UTF-8 sequence, and it never returns more than n
+// bytes, even when note alone is longer than n.
 func Cap(s string, n int, note string) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	keep := max(n-utf8.RuneCountInString(note), 0)
-	count := 0
-	for j := range s {
-		if count == keep {
-			return s[:j] + note
-		}
-		count++
-	}
-	return s + note
-}
-
-// CapBytes is Cap counted in bytes, for the annotation message's 64 KB limit.
-func CapBytes(s string, n int, note string) string {
 	if len(s) <= n {
 		return s
 	}
-	i := n - len(note)
-	for i > 0 && !utf8.RuneStart(s[i]) {
+	if len(note) >= n {
+		return note[:runeBoundary(note, n)]
+	}
+	return s[:runeBoundary(s, n-len(note))] + note
+}
+
+// runeBoundary is the largest i <= n (and <= len(s)) at which s can be cut without splitting
+// a UTF-8 sequence.
+func runeBoundary(s string, n int) int {
+	i := min(max(n, 0), len(s))
+	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
 		i--
 	}
-	return s[:i] + note
+	return i
 }
 
 var mdEscaper = strings.NewReplacer(

@@ -28,23 +28,40 @@ type Approval struct {
 	Reviewers   []string
 }
 
-// CheckApproval asks the API for the environment reviews of workflow run runID and returns
-// the approval for environment, or an error wrapping ErrNotApproved when there is none, when
-// any review for it was rejected, or when environment is empty. go-github v62 has no method
-// for this endpoint, so it goes through NewRequest.
-func (c *Client) CheckApproval(ctx context.Context, owner, repo string, runID int64, environment string) (*Approval, error) {
+// RunRef names one attempt of a workflow run: GITHUB_REPOSITORY, GITHUB_RUN_ID and
+// GITHUB_RUN_ATTEMPT.
+type RunRef struct {
+	Owner, Repo string
+	ID          int64
+	Attempt     int
+}
+
+// CheckApproval asks the API for the environment reviews of workflow run run and returns the
+// approval for environment, or an error wrapping ErrNotApproved when there is none, when any
+// review for it was rejected, or when environment is empty. go-github v62 has no method for
+// this endpoint, so it goes through NewRequest.
+//
+// The review history covers every attempt of the run and does not say which attempt a review
+// was for. So on a re-run a rejection of an earlier attempt cannot be told from one of this
+// attempt, and it refuses: fail closed, and start a new run instead.
+func (c *Client) CheckApproval(ctx context.Context, run RunRef, environment string) (*Approval, error) {
 	if environment == "" {
 		return nil, fmt.Errorf("%w: no approval environment is configured", ErrNotApproved)
 	}
-	if runID <= 0 {
-		return nil, fmt.Errorf("%w: no workflow run id (GITHUB_RUN_ID) to look up", ErrNotApproved)
+	if run.ID <= 0 || run.Owner == "" || run.Repo == "" {
+		return nil, fmt.Errorf("%w: no workflow run (GITHUB_REPOSITORY and GITHUB_RUN_ID) to look up", ErrNotApproved)
 	}
 	var reviews []review
-	path := fmt.Sprintf("repos/%s/%s/actions/runs/%d/approvals", owner, repo, runID)
-	if err := c.do(ctx, "reading the approvals of run "+fmt.Sprint(runID), "GET", path, nil, &reviews); err != nil {
+	path := fmt.Sprintf("repos/%s/%s/actions/runs/%d/approvals", run.Owner, run.Repo, run.ID)
+	if err := c.do(ctx, "reading the approvals of run "+fmt.Sprint(run.ID), "GET", path, nil, &reviews); err != nil {
 		return nil, err
 	}
-	return decideApproval(reviews, environment)
+	a, err := decideApproval(reviews, environment)
+	if err != nil && run.Attempt > 1 {
+		err = fmt.Errorf("%w (this is attempt %d of run %d: the review history spans every attempt and a rejection of any of them refuses; start a new run rather than re-running a rejected one)",
+			err, run.Attempt, run.ID)
+	}
+	return a, err
 }
 
 func decideApproval(reviews []review, environment string) (*Approval, error) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	gh "github.com/google/go-github/v62/github"
 )
@@ -15,6 +16,7 @@ import (
 type Client struct {
 	gh    *gh.Client
 	token string
+	now   func() time.Time
 }
 
 // NewClient builds a Client for o (see NewHTTPClient for what the client refuses).
@@ -26,7 +28,7 @@ func NewClient(o ClientOptions) (*Client, error) {
 	c := gh.NewClient(hc)
 	c.BaseURL = base
 	c.UploadURL = base
-	return &Client{gh: c, token: o.Token}, nil
+	return &Client{gh: c, token: o.Token, now: o.withDefaults().Now}, nil
 }
 
 // APIError is an error from the API with the token redacted from its text. Status is the HTTP
@@ -61,10 +63,14 @@ func (c *Client) wrap(op string, resp *gh.Response, err error) error {
 	ae := &APIError{Op: op, msg: Redact(err.Error(), c.token)}
 	if resp != nil && resp.Response != nil {
 		ae.Status = resp.StatusCode
+		ae.RateLimited = resp.Header.Get(rateLimitedHeader) != ""
 	}
 	var rl *gh.RateLimitError
 	var arl *gh.AbuseRateLimitError
-	ae.RateLimited = errors.As(err, &rl) || errors.As(err, &arl)
+	ae.RateLimited = ae.RateLimited || errors.As(err, &rl) || errors.As(err, &arl)
+	if ae.RateLimited {
+		ae.msg += " (rate limited: GitHub asked Tender to slow down for longer than its retries allow; try again later)"
+	}
 	for _, s := range sentinels {
 		if errors.Is(err, s) {
 			ae.err = s

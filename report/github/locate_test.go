@@ -8,43 +8,34 @@ import (
 	"github.com/tender-grader/tender/report"
 )
 
-const tenderYAML = `name: demo
-version: "1"
-repositories:
-  calc: {fast_export: repos/calc.fi}
-pairs:
-  - id: gold-fix
-    repository: calc
-    patch: pairs/gold-fix/patch.diff
-  - id: evil
-    repository: calc
-    patch: pairs/evil/patch.diff
-  - repository: calc
-    id: late-id
-`
-
 func TestLocate(t *testing.T) {
-	l, err := NewLocator("./fixtures/demo/", []byte(tenderYAML))
-	if err != nil {
-		t.Fatal(err)
+	l := NewLocator("./fixtures/demo/")
+	entry := func(id string, v report.Verdict, line int) report.PairResult {
+		return report.PairResult{ID: id, Verdict: v, SuiteFile: "tender.yaml", Line: line, PatchFile: "pairs/" + id + "/patch.diff"}
 	}
+	withReasons := func(p report.PairResult, rs ...report.Reason) report.PairResult { p.Reasons = rs; return p }
+	withChecks := func(p report.PairResult, cs ...report.Check) report.PairResult { p.Checks = cs; return p }
 	cases := []struct {
 		name string
 		pair report.PairResult
 		want Location
 	}{
-		{"integrity: the hunk in the patch file", report.PairResult{ID: "evil", Verdict: report.IntegrityViolation,
-			Reasons: []report.Reason{{Code: "protected_path", Path: ".tender/x", Line: 12}}}, Location{"fixtures/demo/pairs/evil/patch.diff", 12}},
-		{"integrity without a line: the entry", report.PairResult{ID: "evil", Verdict: report.IntegrityViolation,
-			Reasons: []report.Reason{{Code: "protected_path", Path: ".tender/x"}}}, Location{"fixtures/demo/tender.yaml", 9}},
-		{"unresolved with a test location", report.PairResult{ID: "gold-fix", Verdict: report.Unresolved,
-			Checks: []report.Check{{Reasons: []report.Reason{{Code: "test_failed", Path: "tests/test_calc.py", Line: 7}}}}}, Location{"tests/test_calc.py", 7}},
-		{"unresolved: the entry", report.PairResult{ID: "gold-fix", Verdict: report.Unresolved}, Location{"fixtures/demo/tender.yaml", 6}},
-		{"id not first in its entry", report.PairResult{ID: "late-id", Verdict: report.Error}, Location{"fixtures/demo/tender.yaml", 12}},
-		{"unknown pair", report.PairResult{ID: "nope", Verdict: report.Error}, Location{"fixtures/demo/tender.yaml", 1}},
-		{"unknown pair, grader's record", report.PairResult{ID: "nope", Verdict: report.Error, SuiteFile: "suites/x/tender.yaml", Line: 30}, Location{"suites/x/tender.yaml", 30}},
-		{"unknown pair, absolute record", report.PairResult{ID: "nope", Verdict: report.Error, SuiteFile: "/github/workspace/tender.yaml", Line: 30}, Location{"fixtures/demo/tender.yaml", 30}},
-		{"unknown pair, escaping record", report.PairResult{ID: "nope", Verdict: report.Error, SuiteFile: "../../etc/tender.yaml", Line: 3}, Location{"fixtures/demo/tender.yaml", 3}},
+		{"integrity: the hunk in the patch file", withReasons(entry("evil", report.IntegrityViolation, 9), report.Reason{Code: "protected_path", Path: ".tender/x", Line: 12}),
+			Location{"fixtures/demo/pairs/evil/patch.diff", 12}},
+		{"integrity without a line: the entry", withReasons(entry("evil", report.IntegrityViolation, 9), report.Reason{Code: "protected_path", Path: ".tender/x"}),
+			Location{"fixtures/demo/tender.yaml", 9}},
+		{"integrity, no patch recorded: the reason's path", report.PairResult{ID: "x", Verdict: report.IntegrityViolation, Reasons: []report.Reason{{Code: "git_path", Path: ".git/hooks/x", Line: 4}}},
+			Location{".git/hooks/x", 4}},
+		{"unresolved with a test location", withChecks(entry("gold-fix", report.Unresolved, 6), report.Check{Reasons: []report.Reason{{Code: "test_failed", Path: "tests/test_calc.py", Line: 7}}}),
+			Location{"tests/test_calc.py", 7}},
+		{"unresolved: the entry", entry("gold-fix", report.Unresolved, 6), Location{"fixtures/demo/tender.yaml", 6}},
+		{"error: the entry", entry("late-id", report.Error, 12), Location{"fixtures/demo/tender.yaml", 12}},
+		{"nothing recorded", report.PairResult{ID: "nope", Verdict: report.Error}, Location{"fixtures/demo/tender.yaml", 1}},
+		{"another suite file", report.PairResult{ID: "nope", Verdict: report.Error, SuiteFile: "more/tender.yaml", Line: 30}, Location{"fixtures/demo/more/tender.yaml", 30}},
+		{"absolute suite file", report.PairResult{ID: "nope", Verdict: report.Error, SuiteFile: "/github/workspace/tender.yaml", Line: 30}, Location{"fixtures/demo/tender.yaml", 30}},
+		{"escaping suite file", report.PairResult{ID: "nope", Verdict: report.Error, SuiteFile: "../../etc/tender.yaml", Line: 3}, Location{"fixtures/demo/tender.yaml", 3}},
+		{"escaping patch file", withReasons(report.PairResult{ID: "e", Verdict: report.IntegrityViolation, PatchFile: "../../x.diff", Reasons: nil}, report.Reason{Code: "protected_path", Path: ".tender/x", Line: 2}),
+			Location{".tender/x", 2}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -56,6 +47,9 @@ func TestLocate(t *testing.T) {
 	var nilLocator *Locator
 	if got := nilLocator.Locate(report.PairResult{ID: "x"}); got != (Location{"tender.yaml", 1}) {
 		t.Errorf("nil locator: %v", got)
+	}
+	if got := NewLocator("").Locate(entry("a", report.Error, 3)); got != (Location{"tender.yaml", 3}) {
+		t.Errorf("suite at the root: %v", got)
 	}
 }
 

@@ -1,10 +1,14 @@
 package github
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,11 +17,12 @@ import (
 	"github.com/tender-grader/tender/report"
 )
 
-// Limits of the check-runs API.
+// Limits of the check-runs API, in bytes: GitHub counts bytes where its documentation says
+// characters, so a byte cap is right for ASCII and safe for everything else.
 const (
 	MaxAnnotationsPerRequest = 50
-	MaxOutputChars           = 65535 // summary and text
-	MaxTitleChars            = 255
+	MaxOutputBytes           = 65535 // output.summary and output.text
+	MaxTitleBytes            = 255   // annotation title; also used for the output title and name
 	MaxMessageBytes          = 64 << 10
 )
 
@@ -35,12 +40,23 @@ type Target struct {
 	DetailsURL  string // optional: the workflow run
 }
 
+// DefaultAnnotationLimit is how many annotations a check run gets unless told otherwise.
+const DefaultAnnotationLimit = 1000
+
 // PlanInput is everything a plan is built from besides the results.
 type PlanInput struct {
 	Target  Target
+	Name    string   // the check run's name; empty means CheckName(suite, shard)
 	Summary string   // summary.md of the bundle; empty means a generated one
 	Locator *Locator // nil places every annotation on tender.yaml line 1
-	Now     time.Time
+	// ExternalID identifies the publication on the check run, so a retry or a second run of
+	// publish for the same bundle finds the run instead of making another: the bundle digest.
+	// Empty means a digest of the results.
+	ExternalID string
+	// AnnotationLimit caps the annotations on the check run (every pair is still listed in its
+	// text); 0 means DefaultAnnotationLimit, <0 none.
+	AnnotationLimit int
+	Now             time.Time
 }
 
 // Plan is the exact sequence of check-run requests a publication sends: one create
@@ -49,42 +65,85 @@ type PlanInput struct {
 type Plan struct {
 	Target      Target
 	Name        string
+	ExternalID  string
 	Create      gh.CreateCheckRunOptions
 	Batches     []gh.UpdateCheckRunOptions
 	Final       gh.UpdateCheckRunOptions
-	Annotations []*gh.CheckRunAnnotation // all of them, in order, for the fallback
+	Annotations []*gh.CheckRunAnnotation // those the check run gets, in order
+	All         []*gh.CheckRunAnnotation // every annotation, for the fallback's job summary
 	Summary     string                   // the uncapped summary, for the job-summary fallback
+	title       string
+	summary     string // capped
 }
 
 // BuildPlan builds the publication of r.
 func BuildPlan(r report.Results, in PlanInput) *Plan {
-	p := &Plan{Target: in.Target, Name: CheckName(r.Suite, r.Shard), Summary: in.Summary}
+	p := &Plan{Target: in.Target, Name: Cap(in.Name, MaxTitleBytes, "…"), Summary: in.Summary, ExternalID: in.ExternalID}
+	if p.Name == "" {
+		p.Name = CheckName(r.Suite, r.Shard)
+	}
+	if p.ExternalID == "" {
+		p.ExternalID = resultsDigest(r)
+	}
 	if p.Summary == "" {
 		p.Summary = generatedSummary(r)
 	}
-	title := Cap(Title(r), MaxTitleChars, "…")
-	summary := CapOutput(p.Summary)
-	p.Annotations = Annotations(r, in.Locator)
+	p.All = Annotations(r, in.Locator)
+	p.Annotations = limitAnnotations(p.All, in.AnnotationLimit)
+	p.title = Cap(Title(r), MaxTitleBytes, "…")
+	p.summary = CapOutput(p.Summary)
 	p.Create = gh.CreateCheckRunOptions{
-		Name: p.Name, HeadSHA: in.Target.HeadSHA, Status: gh.String("in_progress"),
+		Name: p.Name, HeadSHA: in.Target.HeadSHA, ExternalID: gh.String(p.ExternalID), Status: gh.String("in_progress"),
 		StartedAt: &gh.Timestamp{Time: startedAt(r, in.Now)},
-		Output:    &gh.CheckRunOutput{Title: &title, Summary: &summary},
+		Output:    &gh.CheckRunOutput{Title: &p.title, Summary: &p.summary},
 	}
 	if in.Target.DetailsURL != "" {
 		p.Create.DetailsURL = gh.String(in.Target.DetailsURL)
 	}
-	for i := 0; i < len(p.Annotations); i += MaxAnnotationsPerRequest {
-		batch := p.Annotations[i:min(i+MaxAnnotationsPerRequest, len(p.Annotations))]
-		p.Batches = append(p.Batches, gh.UpdateCheckRunOptions{Name: p.Name,
-			Output: &gh.CheckRunOutput{Title: &title, Summary: &summary, Annotations: batch}})
-	}
-	text := CapOutput(detailText(r))
+	p.Batches = p.BatchesFrom(0)
+	text := CapOutput(limitNote(len(p.Annotations), len(p.All)) + detailText(r))
 	p.Final = gh.UpdateCheckRunOptions{
 		Name: p.Name, Status: gh.String("completed"), Conclusion: gh.String(Conclusion(r)),
 		CompletedAt: &gh.Timestamp{Time: in.Now.UTC()},
-		Output:      &gh.CheckRunOutput{Title: &title, Summary: &summary, Text: &text},
+		Output:      &gh.CheckRunOutput{Title: &p.title, Summary: &p.summary, Text: &text},
 	}
 	return p
+}
+
+// BatchesFrom returns the PATCH requests that append the annotations from index done on, at
+// most MaxAnnotationsPerRequest each. A run found with done annotations already resumes here.
+func (p *Plan) BatchesFrom(done int) []gh.UpdateCheckRunOptions {
+	var out []gh.UpdateCheckRunOptions
+	for i := max(done, 0); i < len(p.Annotations); i += MaxAnnotationsPerRequest {
+		batch := p.Annotations[i:min(i+MaxAnnotationsPerRequest, len(p.Annotations))]
+		out = append(out, gh.UpdateCheckRunOptions{Name: p.Name,
+			Output: &gh.CheckRunOutput{Title: &p.title, Summary: &p.summary, Annotations: batch}})
+	}
+	return out
+}
+
+func limitAnnotations(all []*gh.CheckRunAnnotation, limit int) []*gh.CheckRunAnnotation {
+	if limit == 0 {
+		limit = DefaultAnnotationLimit
+	}
+	if limit < 0 || len(all) <= limit {
+		return all
+	}
+	return all[:limit]
+}
+
+func limitNote(shown, all int) string {
+	if shown == all {
+		return ""
+	}
+	return fmt.Sprintf("*%d of %d annotations are shown (the annotation limit); every pair is listed below.*\n\n", shown, all)
+}
+
+// resultsDigest identifies r when no bundle digest is given.
+func resultsDigest(r report.Results) string {
+	b, _ := json.Marshal(r)
+	sum := sha256.Sum256(b)
+	return "results-sha256:" + hex.EncodeToString(sum[:])
 }
 
 // startedAt is when grading began, or now when the results do not say.
@@ -101,7 +160,7 @@ func CheckName(suite, shard string) string {
 	if shard != "" {
 		name += " (shard " + shard + ")"
 	}
-	return Cap(name, MaxTitleChars, "…")
+	return Cap(name, MaxTitleBytes, "…")
 }
 
 // Conclusion is the check-run conclusion of r. Any error verdict is a failure. When every pair
@@ -160,15 +219,22 @@ type Step struct {
 	Body   any    `json:"body"`
 }
 
-// Steps lists the requests of p in the order they are sent. The id of the created check run
-// is not known before it exists, so later paths carry the placeholder {check_run_id}.
+// Steps lists the requests of p in the order they are sent when no run exists yet: the
+// look-up of a run with the same external_id, the create, the annotation batches and the
+// completion. The id of the created check run is not known before it exists, so later paths
+// carry the placeholder {check_run_id}.
 func (p *Plan) Steps() []Step {
 	base := fmt.Sprintf("/repos/%s/%s/check-runs", p.Target.Owner, p.Target.Repo)
-	steps := []Step{{"POST", base, p.Create}}
+	steps := []Step{{"GET", p.lookupPath(), nil}, {"POST", base, p.Create}}
 	for _, b := range p.Batches {
 		steps = append(steps, Step{"PATCH", base + "/{check_run_id}", b})
 	}
 	return append(steps, Step{"PATCH", base + "/{check_run_id}", p.Final})
+}
+
+func (p *Plan) lookupPath() string {
+	q := url.Values{"check_name": {p.Name}, "filter": {"all"}, "per_page": {strconv.Itoa(listPageSize)}}
+	return fmt.Sprintf("/repos/%s/%s/commits/%s/check-runs?%s", p.Target.Owner, p.Target.Repo, p.Target.HeadSHA, q.Encode())
 }
 
 // WriteDryRun prints the exact JSON payloads p would send, one indented document per step.

@@ -18,6 +18,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/tender-grader/tender/report"
+	"github.com/tender-grader/tender/report/github/githubtest"
 )
 
 var testNow = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
@@ -56,6 +57,7 @@ func decodeCheck(t *testing.T, b []byte) checkBody {
 
 func TestPublish120AnnotationsCreateThreePatchesFinal(t *testing.T) {
 	f := newFake(t)
+	f.noRunYet(1)
 	f.on("POST", "/repos/octo/grader/check-runs", 1, jsonReply(201, map[string]any{"id": 77, "html_url": "https://example.test/c/77"}))
 	f.on("PATCH", "/repos/octo/grader/check-runs/77", 4, jsonReply(200, map[string]any{"id": 77}))
 	plan := BuildPlan(resultsWith(120, report.Unresolved), PlanInput{Target: target, Now: testNow})
@@ -68,7 +70,7 @@ func TestPublish120AnnotationsCreateThreePatchesFinal(t *testing.T) {
 	}
 	reqs := f.requests()
 	var got []string
-	for _, r := range reqs {
+	for _, r := range reqs[1:] {
 		c := decodeCheck(t, r.Body)
 		got = append(got, fmt.Sprintf("%s %s status=%s conclusion=%s annotations=%d",
 			r.Method, c.Name, deref(c.Status), deref(c.Conclusion), len(c.Output.Annotations)))
@@ -97,6 +99,7 @@ func deref(s *string) string {
 
 func TestDryRunPrintsExactlyWhatPublishSends(t *testing.T) {
 	f := newFake(t)
+	f.noRunYet(1)
 	f.on("POST", "/repos/octo/grader/check-runs", 1, jsonReply(201, map[string]any{"id": 5}))
 	f.on("PATCH", "/repos/octo/grader/check-runs/5", 3, jsonReply(200, map[string]any{"id": 5}))
 	plan := BuildPlan(resultsWith(60, report.IntegrityViolation), PlanInput{Target: target, Now: testNow})
@@ -119,9 +122,12 @@ func TestDryRunPrintsExactlyWhatPublishSends(t *testing.T) {
 		t.Fatalf("dry run has %d steps, publish sent %d requests", len(steps), len(reqs))
 	}
 	for i, s := range steps {
-		wantPath := strings.ReplaceAll(s.Path, "{check_run_id}", "5")
+		wantPath, _, _ := strings.Cut(strings.ReplaceAll(s.Path, "{check_run_id}", "5"), "?")
 		if s.Method != reqs[i].Method || wantPath != reqs[i].Path {
 			t.Errorf("step %d: dry run %s %s, sent %s %s", i, s.Method, wantPath, reqs[i].Method, reqs[i].Path)
+		}
+		if s.Method == "GET" {
+			continue
 		}
 		if d := cmp.Diff(canon(t, s.Body), canon(t, reqs[i].Body)); d != "" {
 			t.Errorf("step %d body (-dry +sent):\n%s", i, d)
@@ -142,8 +148,8 @@ func TestSummaryTruncatedWithNote(t *testing.T) {
 	long := strings.Repeat("é|", 40000) // 80,000 characters, 120,000 bytes
 	plan := BuildPlan(resultsWith(1, report.Resolved), PlanInput{Target: target, Summary: long, Now: testNow})
 	for name, s := range map[string]string{"create": *plan.Create.Output.Summary, "final": *plan.Final.Output.Summary} {
-		if n := utf8.RuneCountInString(s); n != MaxOutputChars {
-			t.Errorf("%s summary has %d characters, want %d", name, n, MaxOutputChars)
+		if n := len(s); n > MaxOutputBytes || n < MaxOutputBytes-3 {
+			t.Errorf("%s summary has %d bytes, want at most %d and no more than a character short", name, n, MaxOutputBytes)
 		}
 		if !strings.HasSuffix(s, TruncationNote) || !utf8.ValidString(s) {
 			t.Errorf("%s summary does not end with the truncation note or is not UTF-8", name)
@@ -151,6 +157,32 @@ func TestSummaryTruncatedWithNote(t *testing.T) {
 	}
 	if plan.Summary != long {
 		t.Error("the fallback summary lost its uncapped text")
+	}
+}
+
+// TestEveryFieldCappedInBytes builds a plan whose every free-text field is multi-byte and far
+// too long, and checks each against GitHub's byte limits.
+func TestEveryFieldCappedInBytes(t *testing.T) {
+	r := resultsWith(1, report.Unresolved)
+	r.Suite = strings.Repeat("名", 200)
+	r.Pairs[0].ID = strings.Repeat("ü", 300)
+	r.Pairs[0].Reasons = []report.Reason{{Code: "test_failed", Detail: strings.Repeat("😀", 40000)}}
+	plan := BuildPlan(r, PlanInput{Target: target, Summary: strings.Repeat("€", 30000), Now: testNow})
+	a := plan.Annotations[0]
+	for _, f := range []struct {
+		name string
+		s    string
+		max  int
+	}{
+		{"name", plan.Name, MaxTitleBytes},
+		{"summary", *plan.Final.Output.Summary, MaxOutputBytes},
+		{"text", *plan.Final.Output.Text, MaxOutputBytes},
+		{"annotation title", a.GetTitle(), MaxTitleBytes},
+		{"annotation message", a.GetMessage(), MaxMessageBytes},
+	} {
+		if len(f.s) > f.max || !utf8.ValidString(f.s) {
+			t.Errorf("%s: %d bytes (max %d), valid UTF-8 %v", f.name, len(f.s), f.max, utf8.ValidString(f.s))
+		}
 	}
 }
 
@@ -171,9 +203,12 @@ var capCases = []struct {
 	want     string
 }{
 	{"fits", "abc", 3, "…", "abc"},
-	{"cut", "abcdef", 4, "…", "abc…"},
-	{"multibyte", "ééééé", 3, "!", "éé!"},
-	{"note longer than room", "abcdef", 1, "……", "……"},
+	{"cut", "abcdef", 5, "…", "ab…"},
+	{"multibyte fits in bytes", "éé", 4, "!", "éé"},
+	{"multibyte cut on a boundary", "ééééé", 6, "!", "éé!"},
+	{"never splits a sequence", "€€€", 7, "", "€€"},
+	{"note longer than room", "abcdef", 2, "……", ""},
+	{"note as long as room", "abcdef", 3, "…x", "…"},
 	{"empty", "", 0, "x", ""},
 }
 
@@ -182,29 +217,33 @@ func FuzzCap(f *testing.F) {
 		f.Add(tc.in, tc.n, tc.note)
 	}
 	f.Fuzz(func(t *testing.T, in string, n int, note string) {
-		if n < 0 || n > 1<<16 || !utf8.ValidString(in) || !utf8.ValidString(note) || utf8.RuneCountInString(note) > n {
+		if n < 0 || n > 1<<17 || !utf8.ValidString(in) || !utf8.ValidString(note) {
 			return
 		}
 		got := Cap(in, n, note)
-		if utf8.RuneCountInString(got) > n || !utf8.ValidString(got) {
+		if len(got) > n || !utf8.ValidString(got) {
 			t.Fatalf("Cap(%q, %d, %q) = %q: too long or invalid", in, n, note, got)
 		}
-		if utf8.RuneCountInString(in) <= n && got != in {
+		if len(in) <= n && got != in {
 			t.Fatalf("Cap changed a string that fits")
+		}
+		if len(in) > n && len(note) < n && !strings.HasSuffix(got, note) {
+			t.Fatalf("Cap(%q, %d, %q) = %q lost the note", in, n, note, got)
 		}
 	})
 }
 
 func TestForbiddenFallsBackToWorkflowCommands(t *testing.T) {
 	f := newFake(t)
+	f.noRunYet(1)
 	f.on("POST", "/repos/octo/grader/check-runs", 1, jsonReply(403, map[string]any{"message": "Resource not accessible by integration"}))
 	summaryPath := filepath.Join(t.TempDir(), "step_summary.md")
 	var log bytes.Buffer
-	a := githubactions.New(githubactions.WithWriter(&log), githubactions.WithGetenv(func(string) string { return "" }))
+	a := githubactions.New(githubactions.WithWriter(&log), githubactions.WithGetenv(stepSummaryEnv(summaryPath)))
 	r := resultsWith(2, report.Unresolved)
 	r.Pairs[0].Reasons = []report.Reason{{Code: "test_failed", Detail: "50% of a, b: c\nsecond line"}}
 	plan := BuildPlan(r, PlanInput{Target: target, Summary: "## the summary", Now: testNow})
-	out, err := f.client(t, nil, nil).PublishWithFallback(context.Background(), plan, Fallback{Action: a, SummaryPath: summaryPath})
+	out, err := f.client(t, nil, nil).PublishWithFallback(context.Background(), plan, Fallback{Action: a, JobSummary: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,6 +276,7 @@ func TestAPIErrorsNeverCarryTheToken(t *testing.T) {
 		w.WriteHeader(422)
 		fmt.Fprintf(w, `{"message":"bad credentials: %s","errors":[{"message":"%s"}]}`, r.Header.Get("Authorization"), r.Header.Get("Authorization"))
 	}
+	f.noRunYet(1)
 	f.on("POST", "/repos/octo/grader/check-runs", 1, echo)
 	var log bytes.Buffer
 	_, err := f.client(t, nil, &log).Publish(context.Background(), BuildPlan(resultsWith(1, report.Resolved), PlanInput{Target: target, Now: testNow}))
@@ -266,7 +306,7 @@ func TestFallbackCannotBeHijackedByCandidateText(t *testing.T) {
 	r.Pairs[0].Reasons = []report.Reason{{Code: "test_failed", Path: "x,line=9::evil", Line: 1,
 		Detail: "ok\n::stop-commands::CANARY\r\n::add-mask::CANARY\n::set-env name=X::CANARY"}}
 	plan := BuildPlan(r, PlanInput{Target: target, Now: testNow})
-	if err := (Fallback{Action: a}).Write(plan, errors.New("403")); err != nil {
+	if _, err := (Fallback{Action: a}).Write(plan, errors.New("403")); err != nil {
 		t.Fatal(err)
 	}
 	for _, l := range strings.Split(log.String(), "\n") {
@@ -277,4 +317,92 @@ func TestFallbackCannotBeHijackedByCandidateText(t *testing.T) {
 	if n := strings.Count(log.String(), "\n"); n != 2 {
 		t.Errorf("want 2 log lines (the note and one annotation), got %d:\n%s", n, log.String())
 	}
+}
+
+// TestByteLimitAgainstTheValidatingFake sends summaries straight through the client: 65,535
+// bytes of three-byte characters are accepted, one byte more is refused with GitHub's 422.
+func TestByteLimitAgainstTheValidatingFake(t *testing.T) {
+	euro := strings.Repeat("€", 21845) // 65,535 bytes
+	for _, tc := range []struct {
+		name    string
+		summary string
+		status  int
+	}{{"65,535 bytes", euro, 0}, {"65,536 bytes", euro + "a", 422}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t)
+			cr := githubtest.NewCheckRuns("octo", "grader")
+			f.on("GET", cr.ListPath(target.HeadSHA), 1, cr.List)
+			f.on("POST", cr.CreatePath(), 1, cr.Create)
+			if tc.status == 0 {
+				f.on("PATCH", cr.UpdatePath(1), 2, cr.Update)
+			}
+			plan := BuildPlan(resultsWith(1, report.Unresolved), PlanInput{Target: target, Now: testNow})
+			plan.Create.Output.Summary = &tc.summary // past the cap, as a client that counts characters would send
+			_, err := f.client(t, nil, nil).Publish(context.Background(), plan)
+			var ae *APIError
+			switch {
+			case tc.status == 0 && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.status != 0 && (!errors.As(err, &ae) || ae.Status != tc.status || !strings.Contains(err.Error(), "maximum bytesize of 65535")):
+				t.Fatalf("error %v, want %d with GitHub's bytesize message", err, tc.status)
+			}
+			t.Logf("summary of %d bytes (%d characters): %v", len(tc.summary), utf8.RuneCountInString(tc.summary), err)
+		})
+	}
+}
+
+func stepSummaryEnv(path string) func(string) string {
+	return func(k string) string {
+		if k == "GITHUB_STEP_SUMMARY" {
+			return path
+		}
+		return ""
+	}
+}
+
+// TestFallbackCapsAtGitHubsPerStepLimits: GitHub shows 10 workflow-command annotations per
+// level per step. The fallback writes no more than that (the warning that explains the
+// fallback counts as one, the pointer at the job summary as another), then one notice, and
+// lists every annotation in the job summary.
+func TestFallbackCapsAtGitHubsPerStepLimits(t *testing.T) {
+	var r report.Results
+	r.Suite = "demo"
+	add := func(n int, prefix string, v report.Verdict, code report.Code) {
+		for i := range n {
+			r.Pairs = append(r.Pairs, report.PairResult{ID: fmt.Sprintf("%s-%02d", prefix, i), Verdict: v, Reasons: []report.Reason{{Code: code}}})
+		}
+	}
+	add(15, "a-integrity", report.IntegrityViolation, "protected_path")
+	add(25, "b-unresolved", report.Unresolved, "test_failed")
+	add(12, "c-flaky", report.Resolved, "flaky_test")
+	summaryPath := filepath.Join(t.TempDir(), "step_summary.md")
+	var log bytes.Buffer
+	a := githubactions.New(githubactions.WithWriter(&log), githubactions.WithGetenv(stepSummaryEnv(summaryPath)))
+	plan := BuildPlan(r, PlanInput{Target: target, Now: testNow})
+	shown, err := Fallback{Action: a, JobSummary: true}.Write(plan, errors.New("403"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, l := range strings.Split(strings.TrimSpace(log.String()), "\n") {
+		name, _, _ := strings.Cut(strings.TrimPrefix(l, "::"), " ")
+		name, _, _ = strings.Cut(name, ":")
+		count[name]++
+	}
+	want := map[string]int{"error": 10, "warning": 10, "notice": 10}
+	if d := cmp.Diff(want, count); d != "" || shown != 28 {
+		t.Errorf("commands per level (-want +got):\n%s\n%d annotations shown, want 28", d, shown)
+	}
+	if !strings.Contains(log.String(), "::notice::tender: 24 more annotation(s) are not shown here") {
+		t.Errorf("no pointer at the job summary:\n%s", log.String())
+	}
+	s, err := os.ReadFile(summaryPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Count(string(s), "\n| failure |") + strings.Count(string(s), "\n| warning |") + strings.Count(string(s), "\n| notice |")
+	if rows != 52 || !strings.Contains(string(s), "### Annotations (52)") {
+		t.Errorf("the job summary lists %d annotations, want all 52:\n%s", rows, s)
+	}
+	t.Logf("per level %v, shown %d of %d; last line: %s", count, shown, len(plan.All), log.String()[strings.LastIndex(strings.TrimSpace(log.String()), "\n")+1:])
 }

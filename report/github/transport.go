@@ -9,8 +9,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -22,13 +22,18 @@ var (
 	ErrRetriesExhausted = errors.New("gave up after retries")
 )
 
-// Defaults of ClientOptions.
+// Defaults of ClientOptions. The rate-limit figures are GitHub's: after a secondary rate
+// limit that names no wait, wait at least a minute, then exponentially longer; leave at least
+// a second between mutating requests.
 const (
-	DefaultAPIURL     = "https://api.github.com/"
-	DefaultTimeout    = 30 * time.Second
-	DefaultMaxRetries = 4
-	DefaultMaxWait    = 2 * time.Minute
-	maxBufferedBody   = 64 << 10
+	DefaultAPIURL           = "https://api.github.com/"
+	DefaultTimeout          = 30 * time.Second
+	DefaultMaxRetries       = 4
+	DefaultMaxWait          = 2 * time.Minute
+	DefaultMaxTotalWait     = 5 * time.Minute
+	DefaultMutationInterval = time.Second
+	SecondaryLimitWait      = time.Minute
+	maxBufferedBody         = 64 << 10
 )
 
 // ClientOptions configures the token client. Only Token is required.
@@ -38,12 +43,18 @@ type ClientOptions struct {
 	Timeout    time.Duration // per attempt, headers and body included; 0 means DefaultTimeout
 	MaxRetries int           // retries after the first attempt; 0 means DefaultMaxRetries, <0 none
 	MaxWait    time.Duration // longest single wait honoured; a longer Retry-After gives up
+	// MaxTotalWait bounds every retry wait of the client added up; 0 means DefaultMaxTotalWait.
+	MaxTotalWait time.Duration
+	// MutationInterval is the least time between the end of one POST/PATCH/PUT/DELETE and the
+	// start of the next; 0 means DefaultMutationInterval, <0 none.
+	MutationInterval time.Duration
 	// Transport is the base round tripper; nil means a clone of http.DefaultTransport with
 	// dial, TLS and header timeouts. Tests pass one that counts dials.
 	Transport http.RoundTripper
 	// Sleep waits between attempts; nil means a timer that honours ctx. Tests record waits.
 	Sleep func(ctx context.Context, d time.Duration) error
-	Log   io.Writer // one line per retry; never carries the token
+	Now   func() time.Time // nil means time.Now; tests pass a clock that Sleep advances
+	Log   io.Writer        // one line per retry; never carries the token
 }
 
 func (o ClientOptions) withDefaults() ClientOptions {
@@ -62,11 +73,20 @@ func (o ClientOptions) withDefaults() ClientOptions {
 	if o.MaxWait == 0 {
 		o.MaxWait = DefaultMaxWait
 	}
+	if o.MaxTotalWait == 0 {
+		o.MaxTotalWait = DefaultMaxTotalWait
+	}
+	if o.MutationInterval == 0 {
+		o.MutationInterval = DefaultMutationInterval
+	}
 	if o.Transport == nil {
 		o.Transport = defaultTransport()
 	}
 	if o.Sleep == nil {
 		o.Sleep = sleep
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	if o.Log == nil {
 		o.Log = io.Discard
@@ -138,7 +158,7 @@ func isLoopback(host string) bool {
 
 // NewHTTPClient returns the token client for o and the parsed API base URL. The client refuses
 // every redirect, refuses insecure URLs before dialing, adds the token only to requests for the
-// API host, and retries 5xx and rate-limited answers within a bound.
+// API host, paces mutating requests, and retries 5xx and rate-limited answers within a bound.
 func NewHTTPClient(o ClientOptions) (*http.Client, *url.URL, error) {
 	o = o.withDefaults()
 	base, err := ParseAPIURL(o.APIURL)
@@ -153,11 +173,19 @@ func NewHTTPClient(o ClientOptions) (*http.Client, *url.URL, error) {
 	return c, base, nil
 }
 
-// tokenTransport adds the token to requests for the API host and retries within a bound.
+// tokenTransport adds the token to requests for the API host, paces mutations and retries
+// within a bound. Its clock state is shared by every request of the client.
 type tokenTransport struct {
-	opts ClientOptions
-	base *url.URL
+	opts         ClientOptions
+	base         *url.URL
+	mu           sync.Mutex
+	lastMutation time.Time     // when the last mutating request ended
+	waited       time.Duration // retry waits so far, against MaxTotalWait
 }
+
+// rateLimitedHeader marks a response the transport judged a rate limit, so the error built
+// from it is never taken for a permission refusal (go-github only recognises some forms).
+const rateLimitedHeader = "X-Tender-Rate-Limited"
 
 func (t *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := checkSecure(req.URL); err != nil {
@@ -169,19 +197,74 @@ func (t *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, ErrForeignHost
 	}
 	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+	limited := 0 // rate-limited answers so far, for the exponential wait
 	for attempt := 0; ; attempt++ {
-		resp, err := t.once(req)
-		wait, retry := t.retryAfter(resp, err, attempt)
-		if !retry || !replayable {
+		resp, err := t.send(req)
+		d := t.decide(req, resp, err, attempt, limited)
+		if d.limited && resp != nil {
+			resp.Header.Set(rateLimitedHeader, "1")
+		}
+		if !d.retry || !replayable {
 			return resp, err
+		}
+		if d.limited {
+			limited++
 		}
 		if resp != nil {
 			drain(resp)
 		}
-		if err := t.pause(req, wait, attempt); err != nil {
+		if err := t.pause(req, d, attempt); err != nil {
+			return nil, err
+		}
+		if hook, ok := req.Context().Value(beforeRetryKey{}).(BeforeRetry); ok {
+			if err := hook(req.Context()); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+// BeforeRetry is called before each retry of a request whose context carries it (see
+// WithBeforeRetry). A non-nil error stops the retries and is returned for the request: a
+// create uses it to look for the run the failed attempt may have made after all.
+type BeforeRetry func(ctx context.Context) error
+
+type beforeRetryKey struct{}
+
+// WithBeforeRetry returns ctx carrying hook for the requests made with it.
+func WithBeforeRetry(ctx context.Context, hook BeforeRetry) context.Context {
+	return context.WithValue(ctx, beforeRetryKey{}, hook)
+}
+
+func mutating(method string) bool {
+	switch method {
+	case http.MethodPost, http.MethodPatch, http.MethodPut, http.MethodDelete:
+		return true
+	}
+	return false
+}
+
+// send sends one attempt, first waiting out the interval GitHub asks between mutations.
+func (t *tokenTransport) send(req *http.Request) (*http.Response, error) {
+	if !mutating(req.Method) || t.opts.MutationInterval < 0 {
+		return t.once(req)
+	}
+	t.mu.Lock()
+	var gap time.Duration
+	if !t.lastMutation.IsZero() {
+		gap = t.opts.MutationInterval - t.opts.Now().Sub(t.lastMutation)
+	}
+	t.mu.Unlock()
+	if gap > 0 {
+		if err := t.opts.Sleep(req.Context(), gap); err != nil {
 			return nil, err
 		}
 	}
+	resp, err := t.once(req)
+	t.mu.Lock()
+	t.lastMutation = t.opts.Now()
+	t.mu.Unlock()
+	return resp, err
 }
 
 func sameHost(a, b *url.URL) bool {
@@ -239,75 +322,4 @@ func bufferBody(resp *http.Response, cancel context.CancelFunc) error {
 	resp.Body = io.NopCloser(bytes.NewReader(b))
 	resp.ContentLength = int64(len(b))
 	return nil
-}
-
-func (t *tokenTransport) pause(req *http.Request, wait time.Duration, attempt int) error {
-	if wait > t.opts.MaxWait {
-		return fmt.Errorf("%s %s: asked to wait %s, more than the %s bound: %w",
-			req.Method, req.URL.Path, wait, t.opts.MaxWait, ErrRetriesExhausted)
-	}
-	fmt.Fprintf(t.opts.Log, "github: %s %s: retry %d of %d in %s\n",
-		req.Method, req.URL.Path, attempt+1, t.opts.MaxRetries, wait)
-	return t.opts.Sleep(req.Context(), wait)
-}
-
-// retryAfter decides whether to retry and how long to wait first. It retries transport
-// errors other than refusals, 5xx, 429 and secondary rate limits; the wait honours
-// Retry-After and x-ratelimit-reset and otherwise backs off exponentially from one second.
-func (t *tokenTransport) retryAfter(resp *http.Response, err error, attempt int) (time.Duration, bool) {
-	if attempt >= t.opts.MaxRetries {
-		return 0, false
-	}
-	if err != nil {
-		return backoff(attempt), retryableError(err)
-	}
-	switch {
-	case resp.StatusCode >= 500, resp.StatusCode == http.StatusTooManyRequests:
-	case resp.StatusCode == http.StatusForbidden && secondaryLimited(resp):
-	default:
-		return 0, false
-	}
-	if d, ok := headerWait(resp.Header, time.Now()); ok {
-		return d, true
-	}
-	return backoff(attempt), true
-}
-
-func retryableError(err error) bool {
-	return !errors.Is(err, ErrInsecureURL) && !errors.Is(err, ErrForeignHost) &&
-		!errors.Is(err, context.Canceled)
-}
-
-func backoff(attempt int) time.Duration {
-	return time.Second << min(attempt, 6)
-}
-
-// secondaryLimited reports whether a 403 is a rate limit rather than a permission refusal.
-func secondaryLimited(resp *http.Response) bool {
-	h := resp.Header
-	if h.Get("Retry-After") != "" || h.Get("X-Ratelimit-Remaining") == "0" {
-		return true
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body = io.NopCloser(bytes.NewReader(b))
-	return bytes.Contains(bytes.ToLower(b), []byte("secondary rate limit"))
-}
-
-// headerWait reads Retry-After (seconds or an HTTP date) or, when the primary limit is used up,
-// x-ratelimit-reset (epoch seconds).
-func headerWait(h http.Header, now time.Time) (time.Duration, bool) {
-	if v := h.Get("Retry-After"); v != "" {
-		if s, err := strconv.Atoi(v); err == nil && s >= 0 {
-			return time.Duration(s) * time.Second, true
-		}
-		if at, err := http.ParseTime(v); err == nil {
-			return max(at.Sub(now), 0), true
-		}
-	}
-	if h.Get("X-Ratelimit-Remaining") == "0" {
-		if s, err := strconv.ParseInt(h.Get("X-Ratelimit-Reset"), 10, 64); err == nil {
-			return max(time.Unix(s, 0).Sub(now), 0) + time.Second, true
-		}
-	}
-	return 0, false
 }

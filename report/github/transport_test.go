@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -29,6 +30,7 @@ func TestRedirectToAnotherHostIsRefused(t *testing.T) {
 	for _, status := range []int{301, 302, 307, 308} {
 		t.Run(http.StatusText(status), func(t *testing.T) {
 			f := newFake(t)
+			f.noRunYet(1)
 			f.on("POST", "/repos/octo/grader/check-runs", 1, func(w http.ResponseWriter, r *http.Request, _ []byte) {
 				http.Redirect(w, r, other.URL+"/steal", status)
 			})
@@ -48,7 +50,7 @@ func TestRedirectToSameHostIsRefusedToo(t *testing.T) {
 	f.on("GET", "/repos/octo/grader/actions/runs/9/approvals", 1, func(w http.ResponseWriter, r *http.Request, _ []byte) {
 		http.Redirect(w, r, "/elsewhere", http.StatusFound)
 	})
-	_, err := f.client(t, nil, nil).CheckApproval(context.Background(), "octo", "grader", 9, "publish")
+	_, err := f.client(t, nil, nil).CheckApproval(context.Background(), RunRef{Owner: "octo", Repo: "grader", ID: 9}, "publish")
 	if !errors.Is(err, ErrRedirect) {
 		t.Errorf("error %v, want ErrRedirect", err)
 	}
@@ -104,49 +106,98 @@ func TestLoopbackHTTPAllowed(t *testing.T) {
 	}
 }
 
+// TestRetries runs a create against answers GitHub gives and checks the waits it asks for:
+// Retry-After and x-ratelimit-reset when given, at least a minute (doubling) after a secondary
+// limit that names no wait, a short back-off after 5xx, and a bounded total. Before each retry
+// of the create the client looks for the run the failed attempt may have made.
 func TestRetries(t *testing.T) {
-	ok := jsonReply(201, map[string]any{"id": 1})
+	reset := strconv.FormatInt(testNow.Add(30*time.Second).Unix(), 10)
 	cases := []struct {
 		name   string
 		first  func(w http.ResponseWriter, r *http.Request, b []byte)
 		failed int // answers before the success
+		opts   ClientOptions
 		waits  []time.Duration
-		fails  bool
+		fails  string // a part of the error when the create gives up
 	}{
-		{"429 with Retry-After", withHeader("Retry-After", "7", 429, `{"message":"slow down"}`), 1, []time.Duration{7 * time.Second}, false},
-		{"secondary rate limit by message", withHeader("", "", 403, `{"message":"You have exceeded a secondary rate limit."}`), 2, []time.Duration{time.Second, 2 * time.Second}, false},
-		{"403 with Retry-After", withHeader("Retry-After", "3", 403, `{"message":"abuse"}`), 1, []time.Duration{3 * time.Second}, false},
-		{"502 backs off", withHeader("", "", 502, `bad gateway`), 3, []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}, false},
-		{"500 beyond the bound", withHeader("", "", 500, `{}`), 3, []time.Duration{time.Second, 2 * time.Second}, true},
-		{"Retry-After beyond MaxWait", withHeader("Retry-After", "3600", 429, `{}`), 1, nil, true},
+		{"429 with Retry-After", withHeader("Retry-After", "7", 429, `{"message":"slow down"}`), 1, ClientOptions{}, []time.Duration{7 * time.Second}, ""},
+		{"429 without headers waits a minute", withHeader("", "", 429, `{"message":"slow down"}`), 1, ClientOptions{}, []time.Duration{time.Minute}, ""},
+		{"secondary rate limit by message", withHeader("", "", 403, `{"message":"You have exceeded a secondary rate limit."}`), 2, ClientOptions{MaxWait: 5 * time.Minute},
+			[]time.Duration{time.Minute, 2 * time.Minute}, ""},
+		{"403 with Retry-After", withHeader("Retry-After", "3", 403, `{"message":"abuse"}`), 1, ClientOptions{}, []time.Duration{3 * time.Second}, ""},
+		{"primary limit until the reset", resetAt(reset), 1, ClientOptions{}, []time.Duration{31 * time.Second}, ""},
+		{"502 backs off", withHeader("", "", 502, `bad gateway`), 3, ClientOptions{}, []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}, ""},
+		{"500 beyond the bound", withHeader("", "", 500, `{}`), 3, ClientOptions{MaxRetries: 2}, []time.Duration{time.Second, 2 * time.Second}, "500"},
+		{"Retry-After beyond MaxWait", withHeader("Retry-After", "3600", 429, `{}`), 1, ClientOptions{}, nil, "more than the 2m0s Tender waits at once"},
+		{"secondary limits beyond the total", withHeader("", "", 403, `{"message":"You have exceeded a secondary rate limit."}`), 2, ClientOptions{MaxWait: 5 * time.Minute, MaxTotalWait: 2 * time.Minute},
+			[]time.Duration{time.Minute}, "would pass the 2m0s total wait"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t)
+			f.noRunYet(1 + len(tc.waits))
 			f.on("POST", "/repos/octo/grader/check-runs", tc.failed, tc.first)
-			if !tc.fails {
-				f.on("POST", "/repos/octo/grader/check-runs", 1, ok)
+			if tc.fails == "" {
+				f.on("POST", "/repos/octo/grader/check-runs", 1, jsonReply(201, map[string]any{"id": 1}))
 				f.on("PATCH", "/repos/octo/grader/check-runs/1", 1, jsonReply(200, map[string]any{"id": 1}))
 			}
 			s := &sleeps{}
-			c, err := NewClient(ClientOptions{APIURL: f.srv.URL, Token: testToken, Sleep: s.sleep, MaxRetries: 3, MaxWait: time.Minute})
-			if err != nil {
-				t.Fatal(err)
+			tc.opts.MutationInterval = -1
+			var log bytes.Buffer
+			_, err := f.clientWith(t, tc.opts, s, &log).Publish(context.Background(), BuildPlan(resultsWith(1, report.Resolved), PlanInput{Target: target, Now: testNow}))
+			if (err != nil) != (tc.fails != "") || (err != nil && !strings.Contains(err.Error(), tc.fails)) {
+				t.Fatalf("error %v, want one with %q", err, tc.fails)
 			}
-			if tc.name == "500 beyond the bound" {
-				c, _ = NewClient(ClientOptions{APIURL: f.srv.URL, Token: testToken, Sleep: s.sleep, MaxRetries: 2})
-			}
-			_, err = c.Publish(context.Background(), BuildPlan(resultsWith(1, report.Resolved), PlanInput{Target: target, Now: testNow}))
-			if (err != nil) != tc.fails {
-				t.Fatalf("error %v, want failure %v", err, tc.fails)
-			}
-			if d := cmp.Diff(tc.waits, s.d); d != "" {
+			if d := cmp.Diff(tc.waits, s.waits()); d != "" {
 				t.Errorf("waits (-want +got):\n%s", d)
 			}
-			if tc.fails && Forbidden(err) {
+			if tc.fails != "" && Forbidden(err) {
 				t.Errorf("a rate limit or 5xx was classed as a permission refusal: %v", err)
 			}
+			t.Logf("log:\n%s", log.String())
 		})
+	}
+}
+
+func resetAt(epoch string) func(http.ResponseWriter, *http.Request, []byte) {
+	return func(w http.ResponseWriter, _ *http.Request, _ []byte) {
+		w.Header().Set("X-Ratelimit-Remaining", "0")
+		w.Header().Set("X-Ratelimit-Reset", epoch)
+		w.WriteHeader(403)
+		w.Write([]byte(`{"message":"API rate limit exceeded"}`))
+	}
+}
+
+// TestSecondaryLimitThatOutlastsRetriesIsNotAPermissionRefusal: a 403 secondary limit without
+// GitHub's documentation URL (so go-github does not recognise it) must not trigger the
+// fork fallback when the retries run out.
+func TestSecondaryLimitThatOutlastsRetriesIsNotAPermissionRefusal(t *testing.T) {
+	f := newFake(t)
+	f.noRunYet(2)
+	f.on("POST", "/repos/octo/grader/check-runs", 2, withHeader("", "", 403, `{"message":"You have exceeded a secondary rate limit."}`))
+	s := &sleeps{}
+	_, err := f.clientWith(t, ClientOptions{MaxRetries: 1, MutationInterval: -1}, s, nil).Publish(context.Background(), BuildPlan(resultsWith(1, report.Resolved), PlanInput{Target: target, Now: testNow}))
+	var ae *APIError
+	if !errors.As(err, &ae) || !ae.RateLimited || Forbidden(err) || !strings.Contains(err.Error(), "rate limited") {
+		t.Fatalf("error %v: want a rate limit, not a refusal, and a message that says so", err)
+	}
+}
+
+// TestMutationsPaced checks that the client leaves GitHub's second between mutating requests
+// and does not pace reads.
+func TestMutationsPaced(t *testing.T) {
+	f := newFake(t)
+	cr := f.model(1, 1, 4, 0)
+	s := &sleeps{}
+	if _, err := f.client(t, s, nil).Publish(context.Background(), BuildPlan(resultsWith(120, report.Unresolved), PlanInput{Target: target, Now: testNow})); err != nil {
+		t.Fatal(err)
+	}
+	want := []time.Duration{time.Second, time.Second, time.Second, time.Second} // before each of the 4 PATCHes
+	if d := cmp.Diff(want, s.waits()); d != "" {
+		t.Errorf("pacing (-want +got):\n%s", d)
+	}
+	if runs := cr.Runs(); len(runs) != 1 || runs[0].Annotations != 120 {
+		t.Errorf("runs %+v", runs)
 	}
 }
 
@@ -165,7 +216,7 @@ func TestRetryLogNeverCarriesTheToken(t *testing.T) {
 	f.on("GET", "/repos/octo/grader/actions/runs/1/approvals", 2, withHeader("", "", 503, testToken))
 	f.on("GET", "/repos/octo/grader/actions/runs/1/approvals", 1, jsonReply(200, []any{}))
 	var log bytes.Buffer
-	_, err := f.client(t, nil, &log).CheckApproval(context.Background(), "octo", "grader", 1, "publish")
+	_, err := f.client(t, nil, &log).CheckApproval(context.Background(), RunRef{Owner: "octo", Repo: "grader", ID: 1}, "publish")
 	if !errors.Is(err, ErrNotApproved) {
 		t.Errorf("error %v, want ErrNotApproved", err)
 	}

@@ -1,5 +1,9 @@
 // Package githubtest is an httptest fake of the GitHub API for tests. It fails the test on any
 // request no stub expects and, at cleanup, reports every stub not called as often as declared.
+// It validates every check-run write the way GitHub does (required fields, enums, byte limits,
+// 50 annotations per request) and answers an invalid one 422 without calling its stub, so a
+// client cannot pass against a fake that shares its assumptions. CheckRuns is a stateful model
+// of the check-runs endpoints that can answer slowly, fail after creating, and fail a PATCH.
 // It never forwards anything to a real host.
 package githubtest
 
@@ -72,6 +76,11 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	if s == nil {
 		f.t.Errorf("fake GitHub: unexpected request %s %s", r.Method, r.URL.Path)
 		http.Error(w, `{"message":"unexpected request"}`, http.StatusTeapot)
+		return
+	}
+	if msg := Validate(r.Method, r.URL.Path, body); msg != "" {
+		JSON(http.StatusUnprocessableEntity, map[string]any{"message": msg,
+			"documentation_url": "https://docs.github.com/rest/checks/runs"})(w, r, body)
 		return
 	}
 	s.reply(w, r, body)

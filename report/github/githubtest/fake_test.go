@@ -1,6 +1,8 @@
 package githubtest
 
 import (
+	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -46,5 +48,97 @@ func TestFakeReportsUnexpectedAndUncalled(t *testing.T) {
 	}
 	if got := len(f.Requests()); got != 2 || !strings.HasPrefix(f.URL, "http://127.0.0.1:") {
 		t.Errorf("%d requests recorded at %s", got, f.URL)
+	}
+}
+
+func TestValidateLikeGitHub(t *testing.T) {
+	sha := strings.Repeat("a", 40)
+	euro := strings.Repeat("€", 21845) // 65,535 bytes, 21,845 characters
+	ann := func(extra string) string {
+		return `{"path":"a.go","start_line":1,"end_line":1,"annotation_level":"warning","message":"m"` + extra + `}`
+	}
+	many := strings.TrimSuffix(strings.Repeat(ann("")+",", 51), ",")
+	out := func(fields string) string {
+		return `{"name":"n","head_sha":"` + sha + `","output":{"title":"t",` + fields + `}}`
+	}
+	cases := []struct {
+		name, method, path, body string
+		refused                  bool
+	}{
+		{"minimal create", "POST", "/repos/o/r/check-runs", `{"name":"n","head_sha":"` + sha + `"}`, false},
+		{"no name", "POST", "/repos/o/r/check-runs", `{"head_sha":"` + sha + `"}`, true},
+		{"no head_sha", "POST", "/repos/o/r/check-runs", `{"name":"n"}`, true},
+		{"short head_sha", "POST", "/repos/o/r/check-runs", `{"name":"n","head_sha":"abc"}`, true},
+		{"update without name", "PATCH", "/repos/o/r/check-runs/7", `{"status":"in_progress"}`, false},
+		{"unknown status", "PATCH", "/repos/o/r/check-runs/7", `{"status":"done"}`, true},
+		{"unknown conclusion", "PATCH", "/repos/o/r/check-runs/7", `{"status":"completed","conclusion":"ok"}`, true},
+		{"completed without conclusion", "PATCH", "/repos/o/r/check-runs/7", `{"status":"completed"}`, true},
+		{"completed_at without conclusion", "PATCH", "/repos/o/r/check-runs/7", `{"completed_at":"2026-01-01T00:00:00Z"}`, true},
+		{"bad timestamp", "PATCH", "/repos/o/r/check-runs/7", `{"conclusion":"neutral","completed_at":"yesterday"}`, true},
+		{"output without summary", "POST", "/repos/o/r/check-runs", `{"name":"n","head_sha":"` + sha + `","output":{"title":"t"}}`, true},
+		{"summary of 65,535 bytes in 3-byte characters", "POST", "/repos/o/r/check-runs", out(`"summary":"` + euro + `"`), false},
+		{"summary of 65,536 bytes", "POST", "/repos/o/r/check-runs", out(`"summary":"` + euro + `a"`), true},
+		{"text of 65,536 bytes", "POST", "/repos/o/r/check-runs", out(`"summary":"s","text":"` + euro + `a"`), true},
+		{"50 annotations", "POST", "/repos/o/r/check-runs", out(`"summary":"s","annotations":[` + strings.Repeat(ann("")+",", 49) + ann("") + `]`), false},
+		{"51 annotations", "POST", "/repos/o/r/check-runs", out(`"summary":"s","annotations":[` + many + `]`), true},
+		{"annotation without message", "POST", "/repos/o/r/check-runs", out(`"summary":"s","annotations":[{"path":"a","start_line":1,"end_line":1,"annotation_level":"notice"}]`), true},
+		{"annotation level error", "POST", "/repos/o/r/check-runs", out(`"summary":"s","annotations":[{"path":"a","start_line":1,"end_line":1,"annotation_level":"error","message":"m"}]`), true},
+		{"columns across lines", "POST", "/repos/o/r/check-runs", out(`"summary":"s","annotations":[{"path":"a","start_line":1,"end_line":2,"start_column":1,"end_column":2,"annotation_level":"notice","message":"m"}]`), true},
+		{"message over 64 KB", "POST", "/repos/o/r/check-runs", out(`"summary":"s","annotations":[{"path":"a","start_line":1,"end_line":1,"annotation_level":"notice","message":"` + strings.Repeat("x", 64<<10+1) + `"}]`), true},
+		{"title of 256 characters", "POST", "/repos/o/r/check-runs", out(`"summary":"s","annotations":[` + ann(`,"title":"`+strings.Repeat("é", 256)+`"`) + `]`), true},
+		{"not a check-run write", "POST", "/repos/o/r/issues", `{}`, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			msg := Validate(tc.method, tc.path, []byte(tc.body))
+			if (msg != "") != tc.refused {
+				t.Errorf("Validate = %q, want refused %v", msg, tc.refused)
+			}
+		})
+	}
+}
+
+// TestFakeAnswers422WithoutCallingTheStub sends an invalid create through the fake: the answer
+// is GitHub's 422 and the stub's own reply never runs, though the request is counted.
+func TestFakeAnswers422WithoutCallingTheStub(t *testing.T) {
+	f := New(t)
+	called := false
+	f.On("POST", "/repos/o/r/check-runs", 1, func(w http.ResponseWriter, r *http.Request, b []byte) {
+		called = true
+		JSON(201, map[string]any{"id": 1})(w, r, b)
+	})
+	body := `{"name":"n","head_sha":"` + strings.Repeat("a", 40) + `","output":{"title":"t","summary":"` + strings.Repeat("é", 32768) + `"}}`
+	resp, err := http.Post(f.URL+"/repos/o/r/check-runs", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 422 || called || !strings.Contains(string(b), "maximum bytesize of 65535") {
+		t.Errorf("status %d, stub called %v, body %s", resp.StatusCode, called, b)
+	}
+}
+
+func TestCheckRunsListLatestAndAll(t *testing.T) {
+	f := New(t)
+	cr := NewCheckRuns("o", "r")
+	sha := strings.Repeat("b", 40)
+	cr.Add(Run{Name: "tender: demo", HeadSHA: sha, ExternalID: "x1"})
+	cr.Add(Run{Name: "tender: demo", HeadSHA: sha, ExternalID: "x2"})
+	cr.Add(Run{Name: "other", HeadSHA: sha})
+	f.On("GET", cr.ListPath(sha), 2, cr.List)
+	for query, want := range map[string]int{"?check_name=tender%3A+demo": 1, "?check_name=tender%3A+demo&filter=all": 2} {
+		resp, err := http.Get(f.URL + cr.ListPath(sha) + query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Total int `json:"total_count"`
+		}
+		json.NewDecoder(resp.Body).Decode(&got)
+		resp.Body.Close()
+		if got.Total != want {
+			t.Errorf("%s: %d runs, want %d", query, got.Total, want)
+		}
 	}
 }
