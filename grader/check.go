@@ -213,7 +213,8 @@ func (pl *pipeline) judge(cr *checkRun, res *sandbox.Result, tree string, ids []
 	if err != nil {
 		rep = nil
 	}
-	f := ctl.Judge(pyboot.Run{Report: rep, JUnit: res.JUnit, Exit: res.ExitCode, Ended: !res.TimedOut && !res.OOMKilled})
+	f := ctl.Judge(pyboot.Run{Report: rep, JUnit: res.JUnit, Exit: res.ExitCode, Ended: !res.TimedOut && !res.OOMKilled,
+		SetupFailed: setupFailed(res.Stderr.String())})
 	cr.notes = f.Notes
 	remapLines(cr.Reasons, ctl.Plan)
 	if f.Broken != "" {
@@ -277,4 +278,15 @@ func listFiles(root string) []string {
 		return nil
 	})
 	return files
+}
+
+// setupFailed reports whether the surfaces script said a setup command failed (its line
+// starts stderr's account of the check, before any test code ran).
+func setupFailed(stderr string) bool {
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(line, "tender: setup command ") && strings.Contains(line, " exited ") {
+			return true
+		}
+	}
+	return false
 }

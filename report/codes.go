@@ -64,6 +64,7 @@ const (
 	CodeTotalsMismatch   Code = "totals_mismatch"
 	CodeExitCodeMismatch Code = "exit_code_mismatch"
 
+	CodeSetupFailed    Code = "setup_failed"
 	CodeTimeout        Code = "timeout"
 	CodeOOM            Code = "oom"
 	CodePidsLimit      Code = "pids_limit"
@@ -118,6 +119,7 @@ var registry = []CodeInfo{
 	{CodeTotalsMismatch, "reconcile", "the report's declared totals disagree with its cases", NoLocus, false},
 	{CodeExitCodeMismatch, "reconcile", "the runner's exit code disagrees with the cases", NoLocus, false},
 
+	{CodeSetupFailed, "sandbox", "a setup command of the suite failed; the tests did not run", NoLocus, false},
 	{CodeTimeout, "sandbox", "killed at the deadline", NoLocus, false},
 	{CodeOOM, "sandbox", "out of memory", NoLocus, false},
 	{CodePidsLimit, "sandbox", "the process limit was reached", NoLocus, false},

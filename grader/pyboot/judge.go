@@ -18,6 +18,8 @@ type Run struct {
 	// Ended is false when Tender stopped the run (deadline, memory): then a missing end
 	// line is explained and no report is expected.
 	Ended bool
+	// SetupFailed: a setup command of the suite failed, so the bootstrap never started.
+	SetupFailed bool
 }
 
 // Findings is what the control lines and the report say together.
@@ -38,6 +40,8 @@ func (c Control) Judge(r Run) Findings {
 	if c.Plan == nil {
 		switch {
 		case !r.Ended:
+		case r.SetupFailed && r.JUnit == nil:
+			f.Failed = append(f.Failed, report.Reason{Code: report.CodeSetupFailed, Detail: "a setup command failed; the tests did not run"})
 		case r.JUnit != nil:
 			f.forged("a report exists, but Tender's bootstrap never started the tests")
 		default:
