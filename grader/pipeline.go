@@ -90,7 +90,7 @@ func (pl *pipeline) prepareRepo(ctx context.Context, r *report.PairResult) error
 	if pl.repo.err != nil {
 		return stop(report.Error, report.CodeRepositoryRefused, pl.repo.err.Error())
 	}
-	executed, err := pl.repo.repo.Verify(ctx, pl.pair.BaseCommit, pl.opts.Pinned)
+	executed, err := pl.repo.verify(ctx, pl.pair.BaseCommit, pl.opts.Pinned)
 	switch {
 	case errors.Is(err, gitsafe.ErrCommitNotFound):
 		return stop(report.Error, report.CodeBaseMissing, err.Error())
