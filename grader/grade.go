@@ -104,9 +104,9 @@ type recorder struct {
 	total    int
 	wg       sync.WaitGroup
 
-	mu       sync.Mutex
-	done     int
-	sinkErrs []error
+	mu      sync.Mutex
+	done    int
+	sinkErr error // the first; the pairs after it fail the same way
 }
 
 func (rc *recorder) skipped() {
@@ -119,7 +119,9 @@ func (rc *recorder) record(r report.PairResult, stopBatch context.CancelFunc) {
 	if rc.sink != nil {
 		if err := rc.sink(r); err != nil {
 			rc.mu.Lock()
-			rc.sinkErrs = append(rc.sinkErrs, err)
+			if rc.sinkErr == nil {
+				rc.sinkErr = err
+			}
 			rc.mu.Unlock()
 			stopBatch()
 			return
@@ -136,7 +138,7 @@ func (rc *recorder) record(r report.PairResult, stopBatch context.CancelFunc) {
 func (rc *recorder) err() error {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	return errors.Join(rc.sinkErrs...)
+	return rc.sinkErr
 }
 
 // gradeSafely turns a panic in one pair into that pair's error verdict.

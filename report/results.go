@@ -33,6 +33,7 @@ type ResultsWriter struct {
 	durable uint64      // records covered by a finished sync
 	syncing bool
 	err     error // the first failure; nothing is appended after it
+	lost    error // a failed sync: the records it was to cover may not be on disk
 }
 
 // OpenResults opens dir/results.jsonl for appending, creating it if needed. A last record
@@ -147,11 +148,12 @@ func (w *ResultsWriter) Append(r PairResult) error {
 }
 
 // waitDurable returns once a sync has covered record seq. The first waiter syncs for every
-// record written so far; the others wait for it. Called with w.mu held.
+// record written so far; the others wait for it. A record written before another's write
+// failed is still synced. Called with w.mu held.
 func (w *ResultsWriter) waitDurable(seq uint64) error {
 	for w.durable < seq {
-		if w.err != nil {
-			return w.err
+		if w.lost != nil {
+			return w.lost
 		}
 		if w.syncing {
 			w.synced.Wait()
@@ -163,10 +165,12 @@ func (w *ResultsWriter) waitDurable(seq uint64) error {
 		err := w.sync()
 		w.mu.Lock()
 		w.syncing = false
-		if err != nil && w.err == nil {
-			w.err = err
-		}
-		if err == nil {
+		if err != nil {
+			w.lost = err
+			if w.err == nil {
+				w.err = err
+			}
+		} else {
 			w.durable = max(w.durable, target)
 		}
 		w.synced.Broadcast()
@@ -214,36 +218,64 @@ func (w *ResultsWriter) Close() error {
 	return err
 }
 
-// ReadResults reads results.jsonl in file order, for --resume. A last line that does not end
-// in a newline and does not decode is the torn write of a crash and is dropped; a bad line
-// anywhere else is an error. A pair that appears more than once appears so in the result;
-// the caller keeps the last.
+// ReadResults reads results.jsonl in file order. A last line that does not end in a newline
+// and does not decode is the torn write of a crash and is dropped; a bad line anywhere else
+// is an error. A pair that appears more than once appears so in the result.
 func ReadResults(path string) ([]PairResult, error) {
-	f, err := openRegular(path, os.O_RDONLY)
+	recs, bad, err := ReadRecords(path)
 	if err != nil {
 		return nil, err
+	}
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("%w: %s %s", ErrResults, path, bad[0])
+	}
+	return recs, nil
+}
+
+// ReadRecords reads results.jsonl for --resume, which keeps only what it can stand behind:
+// each line must decode to exactly the bytes Tender writes for that record (no unknown,
+// duplicate or re-cased key, no re-spacing), or it is listed in bad, by line, and left out.
+// A torn last line is dropped without a word; a whole last record without its newline counts.
+// Only a file that cannot be read is an error.
+func ReadRecords(path string) (recs []PairResult, bad []string, err error) {
+	f, err := openRegular(path, os.O_RDONLY)
+	if err != nil {
+		return nil, nil, err
 	}
 	data, err := io.ReadAll(f)
 	f.Close()
 	if err != nil {
-		return nil, fmt.Errorf("report: reading results: %w", err)
+		return nil, nil, fmt.Errorf("report: reading results: %w", err)
 	}
-	lines := strings.Split(string(data), "\n")
-	var out []PairResult
+	lines := bytes.Split(data, []byte("\n"))
 	for i, line := range lines {
-		if strings.TrimSpace(line) == "" {
+		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		var r PairResult
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			if i == len(lines)-1 {
-				break // torn last line: no newline after it
+		r, err := decodeRecord(line)
+		if err != nil {
+			if i < len(lines)-1 {
+				bad = append(bad, fmt.Sprintf("line %d: %v", i+1, err))
 			}
-			return nil, fmt.Errorf("%w: %s line %d: %v", ErrResults, path, i+1, err)
+			continue
 		}
-		out = append(out, r)
+		recs = append(recs, r)
 	}
-	return out, nil
+	return recs, bad, nil
+}
+
+func decodeRecord(line []byte) (PairResult, error) {
+	var r PairResult
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return r, err
+	}
+	again, err := json.Marshal(r)
+	if err != nil || !bytes.Equal(again, line) {
+		return r, errors.New("not a record as tender writes it")
+	}
+	return r, nil
 }
 
 // WriteResultsJSON writes dir/results.json: the pairs sorted by ID, the verdict counts
