@@ -22,7 +22,7 @@ const (
 	exitFailure     = 1   // grading or infrastructure error
 	exitUsage       = 2   // bad input or usage
 	exitMismatch    = 3   // an `expect` verdict was not met
-	exitInterrupted = 130 // SIGINT / SIGTERM
+	exitInterrupted = 130 // SIGINT, SIGTERM, SIGHUP, SIGQUIT (stopSignals)
 )
 
 // exitError carries an exit code with its cause.
