@@ -22,7 +22,7 @@ func (pl *pipeline) check(ctx context.Context, name string, ids []string) (repor
 	chk := report.Check{Name: name, Backend: pl.opts.Backend.Name()}
 	root, err := os.MkdirTemp(pl.opts.WorkDir, "tender-check-")
 	if err != nil {
-		return chk, false, stop(report.Error, report.CodeWorkspaceFailed, err.Error())
+		return chk, false, infraStop(report.CodeWorkspaceFailed, err)
 	}
 	defer os.RemoveAll(root)
 	tree, support := filepath.Join(root, "workspace"), filepath.Join(root, "support")
@@ -32,7 +32,7 @@ func (pl *pipeline) check(ctx context.Context, name string, ids []string) (repor
 		if errors.Is(err, gitsafe.ErrUnsafeTree) {
 			return chk, false, stop(report.Error, report.CodeUnsafeTree, err.Error())
 		}
-		return chk, false, stop(report.Error, report.CodeWorkspaceFailed, err.Error())
+		return chk, false, infraStop(report.CodeWorkspaceFailed, err)
 	}
 	chk.Fingerprint = report.Fingerprint{Commit: fp.Commit, Tree: fp.Tree, IndexDigest: fp.IndexDigest, Clean: fp.Clean}
 	if err := pl.applyCandidate(ctx, tree); err != nil {
@@ -82,7 +82,7 @@ func (pl *pipeline) applyCandidate(ctx context.Context, tree string) error {
 func (pl *pipeline) restore(ctx context.Context, tree string) (bool, error) {
 	base, err := pl.pristine(ctx)
 	if err != nil {
-		return false, stop(report.Error, report.CodeWorkspaceFailed, "materializing the base for restore: "+err.Error())
+		return false, infraStop(report.CodeWorkspaceFailed, fmt.Errorf("materializing the base for restore: %w", err))
 	}
 	out, err := restore.Restore(tree, base, pl.suite.Restored)
 	if err != nil {

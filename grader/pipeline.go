@@ -88,7 +88,7 @@ func (pl *pipeline) prepare(ctx context.Context, r *report.PairResult) error {
 // prepareRepo refuses a run whose repository or base commit cannot be trusted.
 func (pl *pipeline) prepareRepo(ctx context.Context, r *report.PairResult) error {
 	if pl.repo.err != nil {
-		return stop(report.Error, report.CodeRepositoryRefused, pl.repo.err.Error())
+		return infraStop(report.CodeRepositoryRefused, pl.repo.err)
 	}
 	executed, err := pl.repo.verify(ctx, pl.pair.BaseCommit, pl.opts.Pinned)
 	switch {
@@ -99,7 +99,7 @@ func (pl *pipeline) prepareRepo(ctx context.Context, r *report.PairResult) error
 	case errors.Is(err, gitsafe.ErrHeadMismatch):
 		return stop(report.Error, report.CodeHeadMismatch, err.Error())
 	case err != nil:
-		return stop(report.Error, report.CodeRepositoryRefused, err.Error())
+		return infraStop(report.CodeRepositoryRefused, err)
 	}
 	pl.executed, r.ExecutedCommit = executed, executed
 	return nil

@@ -71,6 +71,7 @@ const (
 	CodeVerifierFailed   Code = "verifier_failed"
 	CodeVerifierKilled   Code = "verifier_killed"
 	CodeWorkspaceFailed  Code = "workspace_failed"
+	CodeHostDiskFull     Code = "host_disk_full"
 	CodeInternalPanic    Code = "internal_panic"
 	CodeInterrupted      Code = "interrupted"
 )
@@ -120,6 +121,7 @@ var registry = []CodeInfo{
 	{CodeVerifierFailed, "grader", "a verifier could not be run", NoLocus},
 	{CodeVerifierKilled, "grader", "a verifier was killed from outside (not at its deadline, not for memory)", NoLocus},
 	{CodeWorkspaceFailed, "grader", "a workspace could not be prepared", NoLocus},
+	{CodeHostDiskFull, "grader", "the host's disk filled up (the temporary directory, most often); free space and resume", NoLocus},
 	{CodeInternalPanic, "grader", "Tender itself failed on this pair", NoLocus},
 	{CodeInterrupted, "grader", "the run was interrupted", NoLocus},
 }
