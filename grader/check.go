@@ -10,6 +10,7 @@ import (
 
 	"github.com/tender-grader/tender/gitsafe"
 	"github.com/tender-grader/tender/grader/restore"
+	"github.com/tender-grader/tender/internal/scratch"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/junit"
 	"github.com/tender-grader/tender/sandbox"
@@ -20,7 +21,7 @@ import (
 // error carries a verdict (integrity violation or error) and ends the pair.
 func (pl *pipeline) check(ctx context.Context, name string, ids []string) (report.Check, bool, error) {
 	chk := report.Check{Name: name, Backend: pl.opts.Backend.Name()}
-	root, err := os.MkdirTemp(pl.opts.WorkDir, "tender-check-")
+	root, err := scratch.MkdirTemp(pl.opts.WorkDir, "tender-check-")
 	if err != nil {
 		return chk, false, infraStop(report.CodeWorkspaceFailed, err)
 	}

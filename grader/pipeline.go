@@ -14,6 +14,7 @@ import (
 
 	"github.com/tender-grader/tender/gitsafe"
 	"github.com/tender-grader/tender/grader/integrity"
+	"github.com/tender-grader/tender/internal/scratch"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -237,7 +238,7 @@ func (b *baseTree) FileMode(path string) (fs.FileMode, error) {
 
 func (pl *pipeline) pristine(ctx context.Context) (*baseTree, error) {
 	pl.baseOnce.Do(func() {
-		dir, err := os.MkdirTemp(pl.opts.WorkDir, "tender-base-")
+		dir, err := scratch.MkdirTemp(pl.opts.WorkDir, "tender-base-")
 		if err != nil {
 			pl.baseErr = err
 			return

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/tender-grader/tender/internal/scratch"
 )
 
 // NotIsolated marks every result and log line of the local backend.
@@ -63,7 +65,7 @@ func (l *Local) Run(ctx context.Context, spec Spec) (*Result, error) {
 		return nil, err
 	}
 	lim := spec.Limits.WithDefaults()
-	root, err := os.MkdirTemp(l.TempDir, "tender-local-")
+	root, err := scratch.MkdirTemp(l.TempDir, "tender-local-")
 	if err != nil {
 		return nil, fmt.Errorf("%s: temp dir: %w", NotIsolated, err)
 	}

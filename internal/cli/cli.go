@@ -90,7 +90,7 @@ func commands() []command {
 		{"validate", "load and check a suite; with --run, check its instances in verifiers", cmdValidate},
 		{"import", "import SWE-bench instances and predictions as a suite", cmdImport},
 		{"image", "build the offline verifier image", cmdImage},
-		{"gc", "remove verifier containers left by dead runs", cmdGC},
+		{"gc", "remove verifier containers and temporary directories left by dead runs", cmdGC},
 		{"keygen", "write an ed25519 key pair for signing bundles", cmdKeygen},
 		{"verify", "recompute every digest of a bundle and check its signature", cmdVerify},
 		{"publish", "post a verified bundle to GitHub as a check run, after approval", cmdPublish},

@@ -151,6 +151,7 @@ func signingKey(inv *invocation, file string) (ed25519.PrivateKey, error) {
 
 // openBackend opens the verifier backend: Docker by default, the local one only when trusted.
 func openBackend(ctx context.Context, inv *invocation, trustLocal bool, image string) (sandbox.Backend, error) {
+	sweepScratch(inv)
 	if trustLocal {
 		fmt.Fprintln(inv.Stderr, "tender: --trust-local-execution: verifiers run as local subprocesses. local backend: not isolated")
 		return sandbox.NewLocal(true)
