@@ -36,6 +36,10 @@ var secretNames = map[string]bool{
 // and the exit fail-on asks for.
 func runAction(ctx context.Context, inv *invocation) error {
 	a := githubactions.New(githubactions.WithWriter(inv.Stdout), githubactions.WithGetenv(inv.Getenv))
+	if err := checkInputLines(inv.Environ); err != nil {
+		a.Errorf("%v", err)
+		return err
+	}
 	in, err := readActionInputs(a)
 	if err != nil {
 		a.Errorf("%v", err)
@@ -44,7 +48,7 @@ func runAction(ctx context.Context, inv *invocation) error {
 	maskSecrets(a, in)
 	if err := in.fromEvent(a); err != nil {
 		a.Errorf("%v", err)
-		return withCode(exitFailure, err)
+		return err
 	}
 	args, bundleDir := in.args()
 	// grade writes a log group per pair itself; groups do not nest.
@@ -230,9 +234,14 @@ func (in actionInputs) subInvocation(inv *invocation) *invocation {
 // fromEvent reads the event file. On a pull request the check run belongs on the head commit,
 // not on the merge commit GITHUB_SHA names.
 func (in *actionInputs) fromEvent(a *githubactions.Action) error {
+	if p := a.Getenv("GITHUB_EVENT_PATH"); p != "" {
+		if err := checkInput("GITHUB_EVENT_PATH", p); err != nil {
+			return err // a FIFO there would be read forever
+		}
+	}
 	c, err := a.Context()
 	if err != nil {
-		return fmt.Errorf("reading the GitHub context and event file: %w", err)
+		return withCode(exitFailure, fmt.Errorf("reading the GitHub context and event file: %w", err))
 	}
 	pr, _ := c.Event["pull_request"].(map[string]any)
 	head, _ := pr["head"].(map[string]any)

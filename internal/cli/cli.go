@@ -75,6 +75,8 @@ type invocation struct {
 	TTY    bool // stdin and stdout are terminals
 	// Version names the program in results and bundles ("tender v1.2.3"); main passes it in.
 	Version string
+	// Environ is the whole environment, for checks over every INPUT_* of the Action.
+	Environ []string
 }
 
 type command struct {
@@ -112,7 +114,7 @@ func Main(ctx context.Context, version string, args, environ []string, stdin io.
 // run is the whole program behind Main: it parses args and dispatches a command.
 func run(ctx context.Context, version string, args, environ []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	inv := &invocation{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: envLookup(environ), TTY: isTerminal(stdin, stdout),
-		Version: toolName(version)}
+		Version: toolName(version), Environ: environ}
 	if len(args) == 0 && inv.Getenv("GITHUB_ACTIONS") == "true" {
 		return runAction(ctx, inv)
 	}

@@ -44,3 +44,25 @@ func TestHangupAndQuitCleanUp(t *testing.T) {
 		})
 	}
 }
+
+// TestInterruptedValidateRunNamesNothingBroken: validate --run cut short by SIGINT exits 130
+// and calls no instance broken for checks it did not finish.
+func TestInterruptedValidateRunNamesNothingBroken(t *testing.T) {
+	bin := buildTender(t)
+	cmd := exec.Command(bin, "validate", "--run", repoRoot+"/fixtures/demo")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	must(t, cmd.Start())
+	for deadline := time.Now().Add(3 * time.Minute); len(containersOf(t, cmd.Process.Pid)) == 0; {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no verifier started:\n%s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	must(t, cmd.Process.Signal(syscall.SIGINT))
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted || strings.Contains(stdout.String(), "BROKEN") {
+		t.Errorf("interrupted validate --run: exit %d, want %d and no instance called broken\n%s%s", code, exitInterrupted, stdout.String(), stderr.String())
+	}
+}
