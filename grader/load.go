@@ -96,6 +96,7 @@ func Load(dir string, opts LoadOptions) (*Suite, error) {
 type loader struct {
 	dir      string
 	manifest string
+	read     map[string][]byte // suite files read so far, by relative path: pairs share files
 }
 
 func (l *loader) errf(field, format string, a ...any) error {
@@ -400,6 +401,9 @@ func (l *loader) candidatePatch(field, rel string) (data []byte, oversize bool, 
 	if rel == "" {
 		return nil, false, "", l.errf(field, "is missing; give a file path relative to the suite directory (an empty file means an empty patch)")
 	}
+	if data, ok := l.read[rel]; ok && int64(len(data)) <= MaxPatch {
+		return data, false, sha(data), nil // checked and read for an earlier pair
+	}
 	full, err := l.checkFile(field, rel, MaxRepoStream)
 	if err != nil {
 		return nil, false, "", err
@@ -410,8 +414,8 @@ func (l *loader) candidatePatch(field, rel string) (data []byte, oversize bool, 
 		}
 		return nil, true, digest, nil
 	}
-	if data, err = os.ReadFile(full); err != nil {
-		return nil, false, "", l.unreadable(field, rel, err)
+	if data, err = l.readOnce(field, rel, full); err != nil {
+		return nil, false, "", err
 	}
 	return data, false, sha(data), nil
 }
@@ -455,14 +459,27 @@ func (l *loader) optionalFile(field, rel string, limit int64) ([]byte, error) {
 
 // readFile reads a suite file after checking its path and size.
 func (l *loader) readFile(field, rel string, limit int64) ([]byte, error) {
+	if data, ok := l.read[rel]; ok && int64(len(data)) <= limit {
+		return data, nil // checked and read for an earlier field
+	}
 	full, err := l.checkFile(field, rel, limit)
 	if err != nil {
 		return nil, err
 	}
+	return l.readOnce(field, rel, full)
+}
+
+// readOnce reads a checked suite file and keeps it: ten thousand pairs that name one test
+// patch read it once. The bytes are shared, so no one may change them.
+func (l *loader) readOnce(field, rel, full string) ([]byte, error) {
 	data, err := os.ReadFile(full)
 	if err != nil {
 		return nil, l.unreadable(field, rel, err)
 	}
+	if l.read == nil {
+		l.read = map[string][]byte{}
+	}
+	l.read[rel] = data
 	return data, nil
 }
 

@@ -320,28 +320,24 @@ func normalized(r Results) Results {
 
 // writeFileAtomic writes data to a temporary file beside path, syncs it and renames it over
 // path, so a reader never sees half a file.
-func writeFileAtomic(path string, data []byte) error { return replaceFile(path, data, true) }
-
-// writeDerived is writeFileAtomic without the sync, for the per-pair files derived from
-// results.jsonl (which is synced record by record): a resume rebuilds them, and a sync each
-// would cost one journal commit per pair of a large batch.
-func writeDerived(path string, data []byte) error { return replaceFile(path, data, false) }
-
-func replaceFile(path string, data []byte, sync bool) error {
+func writeFileAtomic(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("report: writing %s: %w", path, err)
 	}
-	defer os.Remove(tmp.Name())
+	renamed := false
+	defer func() {
+		if !renamed {
+			os.Remove(tmp.Name())
+		}
+	}()
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		return fmt.Errorf("report: writing %s: %w", path, err)
 	}
-	if sync {
-		if err := tmp.Sync(); err != nil {
-			tmp.Close()
-			return fmt.Errorf("report: syncing %s: %w", path, err)
-		}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("report: syncing %s: %w", path, err)
 	}
 	if err := tmp.Chmod(0o644); err != nil {
 		tmp.Close()
@@ -351,6 +347,18 @@ func replaceFile(path string, data []byte, sync bool) error {
 		return fmt.Errorf("report: writing %s: %w", path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("report: writing %s: %w", path, err)
+	}
+	renamed = true
+	return nil
+}
+
+// writeDerived writes one of the per-pair files derived from results.jsonl (which is synced
+// record by record) in place, without a temporary file or a sync: a run that dies mid-write
+// has sealed nothing, and a resume removes and rebuilds these files. A temporary file and a
+// sync each would cost several system calls and a journal commit per pair of a large batch.
+func writeDerived(path string, data []byte) error {
+	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return fmt.Errorf("report: writing %s: %w", path, err)
 	}
 	return nil
