@@ -96,6 +96,27 @@ func pathErrText(err error) string {
 	return err.Error()
 }
 
+// sameSuite refuses to resume, and so to set aside every record of, a directory that another
+// suite wrote: the wrong SUITE given to --resume must not cost a finished bundle.
+func sameSuite(dir string, s *grader.Suite, recs []report.PairResult) error {
+	if res, err := report.ReadResultsJSON(dir); err == nil && res.Suite != s.Name {
+		return usageError("--resume %s holds a bundle of suite %s, not %s; give the suite it graded", dir, res.Suite, s.Name)
+	}
+	ids := map[string]bool{}
+	for _, p := range s.Pairs {
+		ids[p.ID] = true
+	}
+	for _, r := range recs {
+		if ids[r.ID] {
+			return nil
+		}
+	}
+	if len(recs) > 0 {
+		return usageError("--resume %s: none of its %d record(s) is a pair of suite %s; give the suite it graded", dir, len(recs), s.Name)
+	}
+	return nil
+}
+
 // resumeOut locks an earlier run's directory and keeps, of its records, those the resumed run
 // can stand behind (grader.Resume), rebuilding the directory around them.
 func resumeOut(inv *invocation, dir string, s *grader.Suite, shard grader.Shard) (*outDir, error) {
@@ -122,6 +143,9 @@ func keepForResume(inv *invocation, dir string, s *grader.Suite, shard grader.Sh
 	recs, bad, err := report.ReadRecords(filepath.Join(dir, report.ResultsJSONL))
 	if err != nil {
 		return nil, usageError("--resume %s: %s; give the --out of an earlier grade", dir, pathErrText(err))
+	}
+	if err := sameSuite(dir, s, recs); err != nil {
+		return nil, err
 	}
 	keep, dropped := grader.Resume(s, shard, recs)
 	kept, missing, err := report.PrepareResume(dir, keep)

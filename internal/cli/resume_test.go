@@ -132,6 +132,17 @@ func TestResumeKeepsOnlyWhatItCanRederive(t *testing.T) {
 			must(t, os.WriteFile(path, []byte(strings.TrimSuffix(data, "\n")), 0o644))
 			return nil
 		}, ids: all, code: exitOK},
+		{name: "another suite entirely", tamper: func(t *testing.T, out string, recs []report.PairResult) []report.PairResult {
+			for i := range recs {
+				recs[i].ID = "other-" + recs[i].ID
+			}
+			return recs
+		}, code: exitUsage, stderr: "none of its 6 record(s) is a pair of suite cheap"},
+		{name: "a bundle of another suite", tamper: func(t *testing.T, out string, recs []report.PairResult) []report.PairResult {
+			path := filepath.Join(out, report.ResultsJSON)
+			must(t, os.WriteFile(path, []byte(strings.Replace(readFile(t, path), `"suite": "cheap"`, `"suite": "other"`, 1)), 0o644))
+			return nil
+		}, code: exitUsage, stderr: "holds a bundle of suite other, not cheap"},
 		{name: "a file tender did not write", tamper: func(t *testing.T, out string, recs []report.PairResult) []report.PairResult {
 			writeFiles(t, out, map[string]string{"notes.txt": "mine"})
 			return recs
@@ -144,12 +155,21 @@ func TestResumeKeepsOnlyWhatItCanRederive(t *testing.T) {
 					writeRecords(t, out, recs)
 				}
 			}
+			before := readFile(t, filepath.Join(out, report.ResultsJSONL))
 			_, stderr, code := runTender(t, append([]string{"grade", suite, "--resume", out}, tc.flags...)...)
 			if code != tc.code || !strings.Contains(stderr, tc.stderr) {
 				t.Fatalf("resume: exit %d, want %d with %q\n%s", code, tc.code, tc.stderr, stderr)
 			}
 			if code != exitOK {
-				if _, err := os.Stat(filepath.Join(out, "notes.txt")); err != nil {
+				if after := readFile(t, filepath.Join(out, report.ResultsJSONL)); after != before {
+					t.Errorf("the refused resume changed results.jsonl")
+				}
+				for _, name := range []string{report.ResultsJSON, "bundle.dsse.json"} {
+					if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+						t.Errorf("the refused resume removed %s: %v", name, err)
+					}
+				}
+				if _, err := os.Stat(filepath.Join(out, "notes.txt")); tc.name == "a file tender did not write" && err != nil {
 					t.Errorf("the refused resume touched the operator's file: %v", err)
 				}
 				return
