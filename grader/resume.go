@@ -89,40 +89,66 @@ func checkFiles(r report.PairResult) error {
 }
 
 // derivedVerdict is the verdict a record's reasons and checks support: an integrity reason
-// makes a violation; any other reason, or a failed check, makes the pair unresolved; a pair
-// is resolved only with no reason at all and every check it needs run and passed, with every
-// required test in it passed.
+// makes a violation; any other deciding reason, or a failed check, makes the pair unresolved;
+// a pair is resolved only with no deciding reason and every check it needs run and passed,
+// with every required test in it passed. Notes decide nothing. A code resume does not know
+// makes the record one it cannot stand behind (Error, never kept).
 func derivedVerdict(p *Pair, r report.PairResult) report.Verdict {
+	decided := report.Resolved
 	for _, reason := range r.Reasons {
-		if info, ok := report.Lookup(reason.Code); !ok || verdictOfOrigin(info) == report.Error {
+		if notes[reason.Code] {
+			continue
+		}
+		v, ok := decides[reason.Code]
+		switch {
+		case !ok || v == report.Error:
 			return report.Error
+		case v == report.IntegrityViolation:
+			decided = v
+		case decided == report.Resolved:
+			decided = v
 		}
 	}
-	for _, reason := range r.Reasons {
-		info, _ := report.Lookup(reason.Code)
-		if verdictOfOrigin(info) == report.IntegrityViolation {
-			return report.IntegrityViolation
-		}
-	}
-	if len(r.Reasons) > 0 || !allPassed(p, r.Checks) {
+	if decided == report.Resolved && !allPassed(p, r.Checks) {
 		return report.Unresolved
 	}
-	return report.Resolved
+	return decided
 }
 
-// verdictOfOrigin is the verdict a reason of this kind leads to when it ends a pair.
-func verdictOfOrigin(info report.CodeInfo) report.Verdict {
-	switch info.Origin {
-	case "pre-scan", "gitsafe, pre-scan", "restore", "sentinels":
-		return report.IntegrityViolation
-	case "gitsafe", "grader":
-		return report.Error
+// decides is the verdict a reason of each code leads to when it ends a pair or fails a check;
+// notes are the codes that decide nothing. Every code of the registry is in exactly one of
+// the two (TestResumeKnowsEveryCode): a new code must be placed here.
+var (
+	decides = map[report.Code]report.Verdict{
+		report.CodeEmptyPatch: report.Unresolved, report.CodePatchFailed: report.Unresolved,
+		report.CodePatchTooLarge: report.IntegrityViolation,
+
+		report.CodeUnsafePath: report.IntegrityViolation, report.CodeProtected: report.IntegrityViolation,
+		report.CodeEvaluator: report.IntegrityViolation, report.CodeGitPath: report.IntegrityViolation,
+		report.CodeShadowing: report.IntegrityViolation, report.CodeConfigUnverifiable: report.IntegrityViolation,
+		report.CodeUnsafeEntry: report.IntegrityViolation, report.CodeRestoreConflict: report.IntegrityViolation,
+		report.CodeReportForged: report.IntegrityViolation,
+
+		report.CodeTestMissing: report.Unresolved, report.CodeTestDuplicate: report.Unresolved,
+		report.CodeTestSkipped: report.Unresolved, report.CodeTestXFail: report.Unresolved,
+		report.CodeTestFailed: report.Unresolved, report.CodeTestError: report.Unresolved,
+		report.CodeReportMissing: report.Unresolved, report.CodeReportUnparsable: report.Unresolved,
+		report.CodeTotalsMismatch: report.Unresolved, report.CodeExitCodeMismatch: report.Unresolved,
+		report.CodeTimeout: report.Unresolved, report.CodeOOM: report.Unresolved,
+		// These explain a failed check; they appear on the pair only with one.
+		report.CodePidsLimit: report.Unresolved, report.CodeDiskFull: report.Unresolved,
+		report.CodeReportTooLarge: report.Unresolved,
+
+		report.CodeRepositoryRefused: report.Error, report.CodeBaseMissing: report.Error,
+		report.CodeSourceDirty: report.Error, report.CodeHeadMismatch: report.Error,
+		report.CodeUnsafeTree: report.Error, report.CodeTestPatchInvalid: report.Error,
+		report.CodeTestPatchFailed: report.Error, report.CodeVerifierFailed: report.Error,
+		report.CodeVerifierKilled: report.Error, report.CodeWorkspaceFailed: report.Error,
+		report.CodeHostDiskFull: report.Error, report.CodeInternalPanic: report.Error,
+		report.CodeInterrupted: report.Error,
 	}
-	if info.Code == report.CodePatchTooLarge {
-		return report.IntegrityViolation
-	}
-	return report.Unresolved
-}
+	notes = map[report.Code]bool{}
+)
 
 func allPassed(p *Pair, checks []report.Check) bool {
 	want := map[string][]string{"target": p.FailToPass}

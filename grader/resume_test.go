@@ -83,3 +83,17 @@ func cloneResult(r report.PairResult) report.PairResult {
 	}
 	return r
 }
+
+// TestResumeKnowsEveryCode: resume places every code of the registry, as deciding a verdict or
+// as a note, once; a code it does not know would make every record carrying it be graded again.
+func TestResumeKnowsEveryCode(t *testing.T) {
+	for _, ci := range report.Codes() {
+		_, decided := decides[ci.Code]
+		if decided == notes[ci.Code] {
+			t.Errorf("code %s: in decides %v, in notes %v; want exactly one", ci.Code, decided, notes[ci.Code])
+		}
+	}
+	if len(decides)+len(notes) != len(report.Codes()) {
+		t.Errorf("resume places %d codes; the registry has %d", len(decides)+len(notes), len(report.Codes()))
+	}
+}
