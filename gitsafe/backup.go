@@ -8,20 +8,22 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/tender-grader/tender/internal/scratch"
 )
 
 // applyBackup holds the state of every path a patch touches, so that a
 // failed git apply (which can fail half way through writing) is undone.
 type applyBackup struct {
 	dir     string
-	store   string                 // private copies of existing files
+	store   string                 // private copies of existing files, under store/files
 	files   map[string]fs.FileMode // path -> original mode of files that existed
 	absent  []string               // touched paths that did not exist
 	newDirs []string               // directories that did not exist
 }
 
 func backup(dir string, paths []string) (*applyBackup, error) {
-	store, err := os.MkdirTemp("", "tender-apply-")
+	store, err := scratch.MkdirTemp("", "tender-apply-")
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +51,7 @@ func (b *applyBackup) save(path string) error {
 	if !fi.Mode().IsRegular() {
 		return nil // git apply refuses to replace a directory; nothing to save
 	}
-	dst := filepath.Join(b.store, filepath.FromSlash(path))
+	dst := b.saved(path)
 	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
 		return err
 	}
@@ -100,10 +102,16 @@ func (b *applyBackup) restoreFile(path string, mode fs.FileMode) error {
 			return err
 		}
 	}
-	if err := copyFile(filepath.Join(b.store, filepath.FromSlash(path)), full); err != nil {
+	if err := copyFile(b.saved(path), full); err != nil {
 		return err
 	}
 	return os.Chmod(full, mode)
+}
+
+// saved is where path's copy is kept: under files/, so no patch path meets the store's
+// owner file.
+func (b *applyBackup) saved(path string) string {
+	return filepath.Join(b.store, "files", filepath.FromSlash(path))
 }
 
 func (b *applyBackup) discard() { _ = os.RemoveAll(b.store) }

@@ -60,7 +60,7 @@ func locateGitDir(path string) (gitDir, workTree string, err error) {
 	if looksBare(path) {
 		return path, "", nil
 	}
-	return "", "", fmt.Errorf("%s is neither a working tree with a .git directory nor a bare repository", path)
+	return "", "", fmt.Errorf("%w: %s is neither a working tree with a .git directory nor a bare repository", ErrNotRepository, path)
 }
 
 func looksBare(path string) bool {

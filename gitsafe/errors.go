@@ -37,6 +37,8 @@ var (
 	ErrUnsafeTree = errors.New("gitsafe: unsafe tree")
 	// ErrTooLarge: git output or a tree exceeded a configured bound.
 	ErrTooLarge = errors.New("gitsafe: output exceeds limit")
+	// ErrNotRepository: a clone source is no git repository at all.
+	ErrNotRepository = errors.New("not a git repository")
 )
 
 // UnsafeError names the offending path and why it was refused. Err is one of

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/tender-grader/tender/internal/scratch"
 )
 
 // Repo is a private, sanitized copy of one source. It is safe for
@@ -34,7 +36,7 @@ func Snapshot(ctx context.Context, src Source, tmpRoot string) (*Repo, error) {
 	if err := os.MkdirAll(tmpRoot, 0o700); err != nil {
 		return nil, fmt.Errorf("gitsafe: private copy: %w", err)
 	}
-	root, err := os.MkdirTemp(tmpRoot, "tender-git-")
+	root, err := scratch.MkdirTemp(tmpRoot, "tender-git-")
 	if err != nil {
 		return nil, fmt.Errorf("gitsafe: private copy: %w", err)
 	}

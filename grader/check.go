@@ -11,6 +11,7 @@ import (
 	"github.com/tender-grader/tender/gitsafe"
 	"github.com/tender-grader/tender/grader/pyboot"
 	"github.com/tender-grader/tender/grader/restore"
+	"github.com/tender-grader/tender/internal/scratch"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/junit"
 	"github.com/tender-grader/tender/sandbox"
@@ -29,9 +30,9 @@ type checkRun struct {
 // back with it when a verifier ran, so the evidence of a forged report is kept.
 func (pl *pipeline) check(ctx context.Context, name string, ids []string) (*checkRun, error) {
 	cr := &checkRun{Check: report.Check{Name: name, Backend: pl.opts.Backend.Name()}}
-	root, err := os.MkdirTemp(pl.opts.WorkDir, "tender-check-")
+	root, err := scratch.MkdirTemp(pl.opts.WorkDir, "tender-check-")
 	if err != nil {
-		return cr, stop(report.Error, report.CodeWorkspaceFailed, err.Error())
+		return cr, infraStop(report.CodeWorkspaceFailed, err)
 	}
 	defer os.RemoveAll(root)
 	tree, support := filepath.Join(root, "workspace"), filepath.Join(root, "support")
@@ -41,7 +42,7 @@ func (pl *pipeline) check(ctx context.Context, name string, ids []string) (*chec
 		if errors.Is(err, gitsafe.ErrUnsafeTree) {
 			return cr, stop(report.Error, report.CodeUnsafeTree, err.Error())
 		}
-		return cr, stop(report.Error, report.CodeWorkspaceFailed, err.Error())
+		return cr, infraStop(report.CodeWorkspaceFailed, err)
 	}
 	cr.Fingerprint = report.Fingerprint{Commit: fp.Commit, Tree: fp.Tree, IndexDigest: fp.IndexDigest, Clean: fp.Clean}
 	if err := pl.applyCandidate(ctx, tree); err != nil {
@@ -87,7 +88,7 @@ func (pl *pipeline) applyCandidate(ctx context.Context, tree string) error {
 func (pl *pipeline) restore(ctx context.Context, tree string) (restore.Outcome, error) {
 	base, err := pl.pristine(ctx)
 	if err != nil {
-		return restore.Outcome{}, stop(report.Error, report.CodeWorkspaceFailed, "materializing the base for restore: "+err.Error())
+		return restore.Outcome{}, infraStop(report.CodeWorkspaceFailed, fmt.Errorf("materializing the base for restore: %w", err))
 	}
 	out, err := restore.Restore(tree, base, pl.suite.Restored)
 	if err != nil {

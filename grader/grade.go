@@ -59,17 +59,15 @@ func Grade(ctx context.Context, s *Suite, opts Options) ([]report.PairResult, er
 	defer repos.close()
 
 	results := make([]report.PairResult, len(pairs))
-	var mu sync.Mutex
-	var done int
-	var sinkErrs []error
-	g, gctx := errgroup.WithContext(ctx)
+	rec := &recorder{sink: opts.Sink, progress: opts.Progress, total: len(pairs)}
+	bctx, stopBatch := context.WithCancel(ctx)
+	defer stopBatch()
+	g, gctx := errgroup.WithContext(bctx)
 	g.SetLimit(opts.Concurrency)
 	for i, p := range pairs {
 		if prev, ok := opts.Skip[p.ID]; ok && prev.InputDigest == p.InputDigest {
 			results[i] = prev
-			mu.Lock()
-			done++
-			mu.Unlock()
+			rec.skipped()
 			continue
 		}
 		g.Go(func() error {
@@ -83,25 +81,65 @@ func Grade(ctx context.Context, s *Suite, opts Options) ([]report.PairResult, er
 				return gctx.Err()
 			}
 			results[i] = r
-			mu.Lock()
-			defer mu.Unlock()
-			if opts.Sink != nil {
-				if err := opts.Sink(r); err != nil {
-					sinkErrs = append(sinkErrs, err)
-				}
-			}
-			done++
-			if opts.Progress != nil {
-				opts.Progress(done, len(pairs), r)
-			}
+			// Recording waits for the disk; the pair's slot goes to the next pair meanwhile.
+			rec.wg.Go(func() { rec.record(r, stopBatch) })
 			return nil
 		})
 	}
 	err = g.Wait()
-	if err := errors.Join(append(sinkErrs, err)...); err != nil {
+	rec.wg.Wait()
+	if err := rec.err(); err != nil {
+		return results, err // the batch stopped because its results could not be recorded
+	}
+	if err != nil {
 		return results, err
 	}
 	return results, ctx.Err()
+}
+
+// recorder hands each finished pair to the sink, then to progress. A sink that fails stops
+// the batch: a pair that cannot be recorded is not worth grading.
+type recorder struct {
+	sink     func(report.PairResult) error
+	progress func(done, total int, r report.PairResult)
+	total    int
+	wg       sync.WaitGroup
+
+	mu      sync.Mutex
+	done    int
+	sinkErr error // the first; the pairs after it fail the same way
+}
+
+func (rc *recorder) skipped() {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.done++
+}
+
+func (rc *recorder) record(r report.PairResult, stopBatch context.CancelFunc) {
+	if rc.sink != nil {
+		if err := rc.sink(r); err != nil {
+			rc.mu.Lock()
+			if rc.sinkErr == nil {
+				rc.sinkErr = err
+			}
+			rc.mu.Unlock()
+			stopBatch()
+			return
+		}
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.done++
+	if rc.progress != nil {
+		rc.progress(rc.done, rc.total, r)
+	}
+}
+
+func (rc *recorder) err() error {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.sinkErr
 }
 
 // gradeSafely turns a panic in one pair into that pair's error verdict.
@@ -146,12 +184,13 @@ func newResult(p *Pair, start time.Time) report.PairResult {
 
 // repoSet holds one private snapshot per repository ID, shared by that repository's pairs.
 type repoSet struct {
-	repos map[string]*gitsafe.Repo
-	errs  map[string]error
+	repos    map[string]*gitsafe.Repo
+	errs     map[string]error
+	verified map[string]*verifiedCommits
 }
 
 func openRepos(ctx context.Context, s *Suite, pairs []*Pair, workDir string) (*repoSet, error) {
-	set := &repoSet{repos: map[string]*gitsafe.Repo{}, errs: map[string]error{}}
+	set := &repoSet{repos: map[string]*gitsafe.Repo{}, errs: map[string]error{}, verified: map[string]*verifiedCommits{}}
 	for _, p := range pairs {
 		id := p.Repository
 		if _, ok := set.repos[id]; ok {
@@ -170,12 +209,13 @@ func openRepos(ctx context.Context, s *Suite, pairs []*Pair, workDir string) (*r
 			continue
 		}
 		set.repos[id] = repo
+		set.verified[id] = &verifiedCommits{}
 	}
 	return set, nil
 }
 
 func (rs *repoSet) get(id string) repoHandle {
-	return repoHandle{repo: rs.repos[id], err: rs.errs[id]}
+	return repoHandle{repo: rs.repos[id], err: rs.errs[id], verified: rs.verified[id]}
 }
 
 func (rs *repoSet) close() {
@@ -185,8 +225,9 @@ func (rs *repoSet) close() {
 }
 
 type repoHandle struct {
-	repo *gitsafe.Repo
-	err  error // why the snapshot was refused
+	repo     *gitsafe.Repo
+	err      error // why the snapshot was refused
+	verified *verifiedCommits
 }
 
 // source maps a repository ID to a gitsafe source, resolving suite-relative paths.

@@ -69,37 +69,49 @@ func (b *batch) sunkIDs() []string {
 }
 
 // TestGradeSinkAndProgress: Sink gets each finished pair once, exactly as Grade returns it;
-// Progress follows with the count done. A Sink error is the batch's error, and grading goes on.
+// Progress follows with the count done.
 func TestGradeSinkAndProgress(t *testing.T) {
 	t.Parallel()
 	verifiers := map[string]verifier{"a/target": reply(), "b/target": reply(failing()), "c/target": reply()}
+	b := newBatch(t, []string{"a", "b", "c"}, verifiers)
+	results, err := Grade(context.Background(), b.suite, b.options(t))
+	if err != nil {
+		t.Fatalf("Grade: %v", err)
+	}
+	if got := verdicts(results); !cmp.Equal(got, []string{"a resolved", "b unresolved", "c resolved"}) {
+		t.Errorf("results %v", got)
+	}
+	sunk := slices.SortedFunc(slices.Values(b.sunk), func(x, y report.PairResult) int { return strings.Compare(x.ID, y.ID) })
+	if diff := cmp.Diff(results, sunk); diff != "" {
+		t.Errorf("Sink got other results than Grade returned (-returned +sunk):\n%s", diff)
+	}
+	var want []progressCall
+	for i, id := range b.sunkIDs() {
+		want = append(want, progressCall{i + 1, 3, id})
+	}
+	if diff := cmp.Diff(want, b.progress); diff != "" {
+		t.Errorf("Progress calls (-want +got):\n%s", diff)
+	}
+}
+
+// TestGradeStopsWhenItCannotRecord: a Sink error (a full disk) is the batch's error, and the
+// batch stops there: no pair is graded that could not be recorded, and Progress never counts
+// the pair that was not recorded. One pair at a time, so "after" is well defined; the fake
+// backend fails the test if the verifier of the pair after it starts.
+func TestGradeStopsWhenItCannotRecord(t *testing.T) {
+	t.Parallel()
+	verifiers := map[string]verifier{"a/target": reply(), "b/target": reply()}
+	b := newBatch(t, []string{"a", "b", "c"}, verifiers)
 	errSink := errors.New("results file: disk full")
-	for _, tc := range []struct {
-		name    string
-		sinkErr map[string]error
-	}{{"sink ok", nil}, {"sink fails for one pair", map[string]error{"b": errSink}}} {
-		t.Run(tc.name, func(t *testing.T) {
-			b := newBatch(t, []string{"a", "b", "c"}, verifiers)
-			b.sinkErr = tc.sinkErr
-			results, err := Grade(context.Background(), b.suite, b.options(t))
-			if tc.sinkErr == nil && err != nil || tc.sinkErr != nil && !errors.Is(err, errSink) {
-				t.Fatalf("Grade: %v, want %v", err, tc.sinkErr["b"])
-			}
-			if got := verdicts(results); !cmp.Equal(got, []string{"a resolved", "b unresolved", "c resolved"}) {
-				t.Errorf("results %v", got)
-			}
-			sunk := slices.SortedFunc(slices.Values(b.sunk), func(x, y report.PairResult) int { return strings.Compare(x.ID, y.ID) })
-			if diff := cmp.Diff(results, sunk); diff != "" {
-				t.Errorf("Sink got other results than Grade returned (-returned +sunk):\n%s", diff)
-			}
-			var want []progressCall
-			for i, id := range b.sunkIDs() {
-				want = append(want, progressCall{i + 1, 3, id})
-			}
-			if diff := cmp.Diff(want, b.progress); diff != "" {
-				t.Errorf("Progress calls (-want +got):\n%s", diff)
-			}
-		})
+	b.sinkErr = map[string]error{"b": errSink}
+	opts := b.options(t)
+	opts.Concurrency = 1
+	_, err := Grade(context.Background(), b.suite, opts)
+	if !errors.Is(err, errSink) || errors.Is(err, context.Canceled) {
+		t.Fatalf("Grade: %v, want only the sink's error", err)
+	}
+	if diff := cmp.Diff([]progressCall{{1, 3, "a"}}, b.progress); diff != "" {
+		t.Errorf("Progress calls (-want +got):\n%s", diff)
 	}
 }
 

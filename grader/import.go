@@ -3,6 +3,7 @@ package grader
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -146,6 +147,9 @@ func writePairFiles(out string, in swebench.Instance, patch string) (PairDoc, er
 // bundle of the base commits into the suite.
 func vendorRepo(ctx context.Context, o ImportOptions, repo string, commits []string) error {
 	r, err := gitsafe.Snapshot(ctx, gitsafe.Source{Kind: gitsafe.SourceClone, Path: o.Repos[repo]}, o.WorkDir)
+	if errors.Is(err, gitsafe.ErrNotRepository) || errors.Is(err, gitsafe.ErrUnsafeRepo) {
+		return fmt.Errorf("%w: --repo %s=%s: %w", ErrBadSuite, repo, o.Repos[repo], errors.Unwrap(err))
+	}
 	if err != nil {
 		return fmt.Errorf("--repo %s: %w", repo, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -95,6 +96,7 @@ func Load(dir string, opts LoadOptions) (*Suite, error) {
 type loader struct {
 	dir      string
 	manifest string
+	read     map[string][]byte // suite files read so far, by relative path: pairs share files
 }
 
 func (l *loader) errf(field, format string, a ...any) error {
@@ -122,16 +124,26 @@ func (l *loader) load(opts LoadOptions) (*Suite, error) {
 		return nil, err
 	}
 	s.Digest = digestMap(s.Files)
-	for _, p := range s.Pairs {
-		p.InputDigest = inputDigest(s, p)
+	for i, p := range s.Pairs {
+		if p.InputDigest, err = inputDigest(s, p); err != nil {
+			return nil, l.errf(fmt.Sprintf("pairs[%d]", i), "%v", err)
+		}
 	}
 	return s, nil
 }
 
-// decode decodes strictly: unknown keys, duplicate keys and trailing documents are errors.
+// decode decodes strictly: unknown keys, duplicate keys and trailing documents are errors, and
+// so is any value that cannot mean what it says (checkNodes).
 func (l *loader) decode(data []byte) (*SuiteDoc, []int, error) {
 	if !utf8.Valid(data) {
 		return nil, nil, l.errf("", "not valid UTF-8; save the file as UTF-8")
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, nil, l.yamlError(err, nil)
+	}
+	if err := l.checkNodes(&doc, ""); err != nil {
+		return nil, nil, err
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -140,30 +152,39 @@ func (l *loader) decode(data []byte) (*SuiteDoc, []int, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, nil, l.errf("", "the file is empty; see the README for a complete example")
 		}
-		return nil, nil, l.yamlError(err)
+		return nil, nil, l.yamlError(err, &doc)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		return nil, nil, l.errf("", "holds more than one YAML document; keep a single document")
 	}
-	return &raw, pairLines(data), nil
+	return &raw, pairLines(&doc), nil
 }
 
-// yamlError turns yaml.v3's multi-line errors into one line that says what to do.
-func (l *loader) yamlError(err error) error {
+// yamlError turns yaml.v3's multi-line errors into one line that says what to do. A type
+// error names its field (found in doc) and says what was wanted in words.
+func (l *loader) yamlError(err error, doc *yaml.Node) error {
 	var te *yaml.TypeError
 	msgs := []string{strings.TrimPrefix(err.Error(), "yaml: ")}
 	if errors.As(err, &te) {
 		msgs = te.Errors
 	}
+	field := ""
 	for i, m := range msgs {
 		m = strings.TrimSpace(m)
 		if k, ok := unknownField(m); ok {
 			m = fmt.Sprintf("%sunknown key %q; remove it or fix its spelling (the README lists every key)", linePrefix(m), k)
+		} else if doc != nil {
+			if f, text, ok := typeError(m, doc); ok {
+				if field == "" {
+					field = f
+				}
+				m = text
+			}
 		}
 		msgs[i] = m
 	}
-	return l.errf("", "%s", strings.Join(msgs, "; "))
+	return l.errf(field, "%s", strings.Join(msgs, "; "))
 }
 
 var reUnknown = regexp.MustCompile(`field (\S+) not found in type`)
@@ -184,10 +205,9 @@ func linePrefix(m string) string {
 	return ""
 }
 
-// pairLines finds the line of each pair's entry, for annotations. Errors were caught already.
-func pairLines(data []byte) []int {
-	var doc yaml.Node
-	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+// pairLines finds the line of each pair's entry, for annotations.
+func pairLines(doc *yaml.Node) []int {
+	if len(doc.Content) == 0 {
 		return nil
 	}
 	root := doc.Content[0]
@@ -381,16 +401,23 @@ func (l *loader) candidatePatch(field, rel string) (data []byte, oversize bool, 
 	if rel == "" {
 		return nil, false, "", l.errf(field, "is missing; give a file path relative to the suite directory (an empty file means an empty patch)")
 	}
+	if data, ok := l.read[rel]; ok && int64(len(data)) <= MaxPatch {
+		return data, false, sha(data), nil // checked and read for an earlier pair
+	}
 	full, err := l.checkFile(field, rel, MaxRepoStream)
 	if err != nil {
 		return nil, false, "", err
 	}
 	if info, _ := os.Stat(full); info.Size() > MaxPatch {
-		digest, err = fileDigest(full)
-		return nil, true, digest, err
+		if digest, err = fileDigest(full); err != nil {
+			return nil, false, "", l.unreadable(field, rel, err)
+		}
+		return nil, true, digest, nil
 	}
-	data, err = os.ReadFile(full)
-	return data, false, sha(data), err
+	if data, err = l.readOnce(field, rel, full); err != nil {
+		return nil, false, "", err
+	}
+	return data, false, sha(data), nil
 }
 
 func (l *loader) testList(field string, list *[]string, required bool) ([]string, error) {
@@ -432,11 +459,33 @@ func (l *loader) optionalFile(field, rel string, limit int64) ([]byte, error) {
 
 // readFile reads a suite file after checking its path and size.
 func (l *loader) readFile(field, rel string, limit int64) ([]byte, error) {
+	if data, ok := l.read[rel]; ok && int64(len(data)) <= limit {
+		return data, nil // checked and read for an earlier field
+	}
 	full, err := l.checkFile(field, rel, limit)
 	if err != nil {
 		return nil, err
 	}
-	return os.ReadFile(full)
+	return l.readOnce(field, rel, full)
+}
+
+// readOnce reads a checked suite file and keeps it: ten thousand pairs that name one test
+// patch read it once. The bytes are shared, so no one may change them.
+func (l *loader) readOnce(field, rel, full string) ([]byte, error) {
+	data, err := os.ReadFile(full)
+	if err != nil {
+		return nil, l.unreadable(field, rel, err)
+	}
+	if l.read == nil {
+		l.read = map[string][]byte{}
+	}
+	l.read[rel] = data
+	return data, nil
+}
+
+// unreadable is a suite file that exists but cannot be read (permissions, an I/O error).
+func (l *loader) unreadable(field, rel string, err error) error {
+	return l.errf(field, "%s cannot be read (%v); make it readable to the user running tender", rel, pathErr(err))
 }
 
 // checkFile checks that rel is a safe suite path to a regular file within the size cap.
@@ -472,8 +521,10 @@ func (l *loader) resolve(field, rel string) (string, fs.FileInfo, error) {
 	for _, part := range strings.Split(filepath.Clean(rel), string(filepath.Separator)) {
 		cur = filepath.Join(cur, part)
 		var err error
-		if info, err = os.Lstat(cur); err != nil {
+		if info, err = os.Lstat(cur); errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			return "", nil, l.errf(field, "%s does not exist in the suite directory; check the path", rel)
+		} else if err != nil {
+			return "", nil, l.unreadable(field, rel, err)
 		}
 		if info.Mode()&fs.ModeSymlink != 0 {
 			return "", nil, l.errf(field, "%s is or passes through a symlink; suite files must be real files", rel)
@@ -512,7 +563,7 @@ func (l *loader) readAssets(field, rel string) ([]Asset, error) {
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
-			return err
+			return l.unreadable(field, rel+"/"+filepath.ToSlash(r), err)
 		}
 		assets = append(assets, Asset{Path: filepath.ToSlash(r), Data: data, Mode: uint32(fi.Mode().Perm())})
 		return nil
@@ -531,11 +582,11 @@ func (l *loader) readAssets(field, rel string) ([]Asset, error) {
 func (l *loader) digestTree() (map[string]string, error) {
 	files := map[string]string{}
 	err := filepath.WalkDir(l.dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
 		rel, _ := filepath.Rel(l.dir, p)
 		rel = filepath.ToSlash(rel)
+		if err != nil {
+			return &LoadError{File: rel, Msg: fmt.Sprintf("cannot be read (%v); make it readable to the user running tender", pathErr(err))}
+		}
 		if d.IsDir() {
 			return nil
 		}
@@ -543,10 +594,22 @@ func (l *loader) digestTree() (map[string]string, error) {
 			return &LoadError{File: rel, Msg: "is a symlink or special file; a suite holds only regular files"}
 		}
 		sum, err := fileDigest(p)
+		if err != nil {
+			return &LoadError{File: rel, Msg: fmt.Sprintf("cannot be read (%v); make it readable to the user running tender", pathErr(err))}
+		}
 		files[rel] = sum
-		return err
+		return nil
 	})
 	return files, err
+}
+
+// pathErr drops the operation and path Go puts in front of an fs error.
+func pathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func fileDigest(path string) (string, error) {
@@ -587,8 +650,8 @@ func assetsDigest(assets []Asset) string {
 }
 
 // inputDigest covers everything that decides a pair's verdict, so --resume can tell whether a
-// finished result still stands.
-func inputDigest(s *Suite, p *Pair) string {
+// finished result still stands. Inputs it cannot encode are an error: never a digest of less.
+func inputDigest(s *Suite, p *Pair) (string, error) {
 	src := s.Repositories[p.Repository]
 	var srcDigest string
 	if rel := src.Bundle + src.FastExport; rel != "" {
@@ -596,10 +659,13 @@ func inputDigest(s *Suite, p *Pair) string {
 	} else {
 		srcDigest = "clone:" + src.Clone
 	}
-	doc, _ := json.Marshal(map[string]any{
+	doc, err := json.Marshal(map[string]any{
 		"verifier": s.Verifier, "protected": s.ProtectedPaths, "restored": s.RestoredPaths,
 		"repo": srcDigest, "base": p.BaseCommit, "digests": p.Digests, "ref": sha(p.ReferencePatch),
 		"f2p": p.FailToPass, "p2p": p.PassToPass, "expect": p.Expect,
 	})
-	return sha(doc)
+	if err != nil {
+		return "", fmt.Errorf("its inputs cannot be digested: %w", err)
+	}
+	return sha(doc), nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tender-grader/tender/gitsafe"
 	"github.com/tender-grader/tender/grader/integrity"
+	"github.com/tender-grader/tender/internal/scratch"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -91,9 +92,9 @@ func (pl *pipeline) prepare(ctx context.Context, r *report.PairResult) error {
 // prepareRepo refuses a run whose repository or base commit cannot be trusted.
 func (pl *pipeline) prepareRepo(ctx context.Context, r *report.PairResult) error {
 	if pl.repo.err != nil {
-		return stop(report.Error, report.CodeRepositoryRefused, pl.repo.err.Error())
+		return infraStop(report.CodeRepositoryRefused, pl.repo.err)
 	}
-	executed, err := pl.repo.repo.Verify(ctx, pl.pair.BaseCommit, pl.opts.Pinned)
+	executed, err := pl.repo.verify(ctx, pl.pair.BaseCommit, pl.opts.Pinned)
 	switch {
 	case errors.Is(err, gitsafe.ErrCommitNotFound):
 		return stop(report.Error, report.CodeBaseMissing, err.Error())
@@ -102,7 +103,7 @@ func (pl *pipeline) prepareRepo(ctx context.Context, r *report.PairResult) error
 	case errors.Is(err, gitsafe.ErrHeadMismatch):
 		return stop(report.Error, report.CodeHeadMismatch, err.Error())
 	case err != nil:
-		return stop(report.Error, report.CodeRepositoryRefused, err.Error())
+		return infraStop(report.CodeRepositoryRefused, err)
 	}
 	pl.executed, r.ExecutedCommit = executed, executed
 	return nil
@@ -264,7 +265,7 @@ func (b *baseTree) FileMode(path string) (fs.FileMode, error) {
 
 func (pl *pipeline) pristine(ctx context.Context) (*baseTree, error) {
 	pl.baseOnce.Do(func() {
-		dir, err := os.MkdirTemp(pl.opts.WorkDir, "tender-base-")
+		dir, err := scratch.MkdirTemp(pl.opts.WorkDir, "tender-base-")
 		if err != nil {
 			pl.baseErr = err
 			return

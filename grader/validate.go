@@ -47,6 +47,9 @@ func ValidateInstances(ctx context.Context, s *Suite, opts Options) ([]InstanceR
 		first[key] = p
 		g.Go(func() error {
 			probs := validatePair(gctx, s, p, repos, opts)
+			if gctx.Err() != nil {
+				return gctx.Err() // cut short: what failed says nothing about the instance
+			}
 			mu.Lock()
 			problems[key] = probs
 			mu.Unlock()

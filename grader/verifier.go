@@ -53,14 +53,14 @@ func (l *loader) verifier(r VerifierDoc) (Verifier, error) {
 	}
 	var err error
 	if r.Timeout != "" {
-		if v.Timeout, err = time.ParseDuration(r.Timeout); err != nil || v.Timeout <= 0 || v.Timeout > 24*time.Hour {
+		if v.Timeout, err = time.ParseDuration(r.Timeout); err != nil || v.Timeout < time.Second || v.Timeout > 24*time.Hour {
 			return v, l.errf("verifier.timeout", "%q is not a duration between 1s and 24h; write it like 120s or 5m", r.Timeout)
 		}
 	}
 	if v.CPUs == 0 {
 		v.CPUs = DefaultCPUs
 	}
-	if v.CPUs < 0.1 || v.CPUs > 64 {
+	if !(v.CPUs >= 0.1 && v.CPUs <= 64) { // NaN too
 		return v, l.errf("verifier.cpus", "%v is out of range; give a number of CPUs from 0.1 to 64", v.CPUs)
 	}
 	if v.Pids == 0 {

@@ -82,6 +82,7 @@ const (
 	CodeVerifierFailed   Code = "verifier_failed"
 	CodeVerifierKilled   Code = "verifier_killed"
 	CodeWorkspaceFailed  Code = "workspace_failed"
+	CodeHostDiskFull     Code = "host_disk_full"
 	CodeInternalPanic    Code = "internal_panic"
 	CodeInterrupted      Code = "interrupted"
 	CodeMoreReasons      Code = "more_reasons"
@@ -137,6 +138,7 @@ var registry = []CodeInfo{
 	{CodeVerifierFailed, "grader", "a verifier could not be run", NoLocus, false},
 	{CodeVerifierKilled, "grader", "a verifier was killed from outside (not at its deadline, not for memory)", NoLocus, false},
 	{CodeWorkspaceFailed, "grader", "a workspace could not be prepared", NoLocus, false},
+	{CodeHostDiskFull, "grader", "the host's disk (most often the temporary directory) filled up", NoLocus, false},
 	{CodeInternalPanic, "grader", "Tender itself failed on this pair", NoLocus, false},
 	{CodeInterrupted, "grader", "the run was interrupted", NoLocus, false},
 	{CodeMoreReasons, "grader", "more reasons than a check or pair keeps; their count", NoLocus, true},

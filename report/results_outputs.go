@@ -54,7 +54,7 @@ func writePairReports(dir string, r Results) error {
 		if err := os.MkdirAll(pdir, 0o755); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
-		if err := writeFileAtomic(filepath.Join(pdir, PairReport), b); err != nil {
+		if err := writeDerived(filepath.Join(pdir, PairReport), b); err != nil {
 			return err
 		}
 	}

@@ -99,16 +99,23 @@ func TestResultsResumeAfterTornWrite(t *testing.T) {
 
 func TestReadResultsErrors(t *testing.T) {
 	dir := t.TempDir()
+	a, _ := json.Marshal(PairResult{ID: "a"})
+	b, _ := json.Marshal(PairResult{ID: "b"})
 	bad := filepath.Join(dir, "bad.jsonl")
-	os.WriteFile(bad, []byte("{\"id\":\"a\"}\nnot json\n{\"id\":\"b\"}\n"), 0o644)
+	os.WriteFile(bad, []byte(string(a)+"\nnot json\n"+string(b)+"\n"), 0o644)
 	if _, err := ReadResults(bad); !errors.Is(err, ErrResults) || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("bad middle line: %v", err)
+	}
+	edited := filepath.Join(dir, "edited.jsonl")
+	os.WriteFile(edited, []byte(string(a)+"\n"+strings.Replace(string(b), `"id"`, `"ID"`, 1)+"\n"), 0o644)
+	if _, err := ReadResults(edited); !errors.Is(err, ErrResults) || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("a record not as tender writes it: %v", err)
 	}
 	if _, err := ReadResults(filepath.Join(dir, "none.jsonl")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
 	noNL := filepath.Join(dir, "nonl.jsonl")
-	os.WriteFile(noNL, []byte(`{"id":"a"}`+"\n"+`{"id":"b"}`), 0o644)
+	os.WriteFile(noNL, []byte(string(a)+"\n"+string(b)), 0o644)
 	got, err := ReadResults(noNL)
 	if err != nil || len(got) != 2 {
 		t.Errorf("whole last line without newline: %d results, %v", len(got), err)

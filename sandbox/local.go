@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/tender-grader/tender/internal/scratch"
 )
 
 // NotIsolated marks every result and log line of the local backend.
@@ -25,7 +27,8 @@ var ErrNotTrusted = errors.New("the local backend runs code on this machine with
 // Local runs a check as a subprocess of the grader, in a fresh temporary directory, with
 // the same environment allowlist and output caps as Docker, its own process group killed at
 // the deadline, and nothing else: no network, memory, pids or disk limit, and no isolation
-// from the host's files. It is for trusted fixtures only.
+// from the host's files. It is for trusted fixtures only. It never reports Result.Killed: a
+// process killed from outside and one that killed itself leave the same wait status.
 type Local struct {
 	// Log receives one line per check, each starting with NotIsolated. Nil discards.
 	Log io.Writer
@@ -62,7 +65,7 @@ func (l *Local) Run(ctx context.Context, spec Spec) (*Result, error) {
 		return nil, err
 	}
 	lim := spec.Limits.WithDefaults()
-	root, err := os.MkdirTemp(l.TempDir, "tender-local-")
+	root, err := scratch.MkdirTemp(l.TempDir, "tender-local-")
 	if err != nil {
 		return nil, fmt.Errorf("%s: temp dir: %w", NotIsolated, err)
 	}

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/tender-grader/tender/internal/scratch"
 )
 
 // Rootfs is the root filesystem of a verifier image, made on the host by debootstrap. Making
@@ -31,7 +32,7 @@ func BuildRootfs(ctx context.Context, r Recipe, progress io.Writer) (*Rootfs, er
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "tender-rootfs-")
+	tmp, err := scratch.MkdirTemp("", "tender-rootfs-")
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrImageBuild, err)
 	}
@@ -72,6 +73,10 @@ func debootstrap(ctx context.Context, r Recipe, rootfs, mirror, keyring string, 
 	cmd := exec.CommandContext(ctx, "debootstrap", args...)
 	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C.UTF-8", "DEBIAN_FRONTEND=noninteractive"}
 	cmd.WaitDelay = 10 * time.Second
+	// debootstrap dies with Tender: an orphan would go on writing into a directory the next
+	// run's sweep removes. (It follows the thread that started debootstrap; Go's threads
+	// live as long as the process.)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	tail := NewCapWriter(16 << 10)
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
@@ -134,28 +139,9 @@ func (f *Rootfs) Stream(ctx context.Context, progress io.Writer, consume func(io
 }
 
 // Remove deletes the rootfs. It first detaches anything debootstrap left mounted (it mounts
-// /proc and /sys in the target and may not unmount them on failure), so no host mount is
-// touched.
-func (f *Rootfs) Remove() { removeRootfs(f.tmp) }
-
-func removeRootfs(dir string) {
-	mounts, _ := os.ReadFile("/proc/self/mountinfo")
-	sc := bufio.NewScanner(strings.NewReader(string(mounts)))
-	var under []string
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) > 4 && strings.HasPrefix(fields[4], dir+"/") {
-			under = append(under, fields[4])
-		}
-	}
-	for i := len(under) - 1; i >= 0; i-- {
-		_ = syscall.Unmount(under[i], syscall.MNT_DETACH)
-	}
-	if len(under) > 0 {
-		return // leave it rather than risk deleting through a mount we could not detach
-	}
-	os.RemoveAll(dir)
-}
+// /proc and /sys in the target and may not unmount them on failure), and deletes nothing
+// through a mount that would not go.
+func (f *Rootfs) Remove() { _ = scratch.Remove(f.tmp) }
 
 // buildLockDir holds the build locks. It is not os.TempDir(): TMPDIR differs between
 // processes (testscript gives each script its own), and a lock is one per machine.

@@ -136,8 +136,12 @@ func readRecords(r io.Reader, fn func(n int, raw json.RawMessage) error) error {
 	}
 	if first == '[' {
 		var all []json.RawMessage
-		if err := json.NewDecoder(br).Decode(&all); err != nil {
+		dec := json.NewDecoder(br)
+		if err := dec.Decode(&all); err != nil {
 			return fmt.Errorf("%w: %v", ErrBadRecord, err)
+		}
+		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+			return fmt.Errorf("%w: the file holds more after the JSON array; keep one array, or one record a line", ErrBadRecord)
 		}
 		for i, raw := range all {
 			if err := fn(i+1, raw); err != nil {

@@ -37,6 +37,10 @@ var secretNames = map[string]bool{
 // and the exit fail-on asks for.
 func runAction(ctx context.Context, inv *invocation) error {
 	a := githubactions.New(githubactions.WithWriter(inv.Stdout), githubactions.WithGetenv(inv.Getenv))
+	if err := checkInputLines(inv.Environ); err != nil {
+		a.Errorf("%v", err)
+		return err
+	}
 	in, err := readActionInputs(a)
 	if err != nil {
 		a.Errorf("%v", err)
@@ -253,6 +257,11 @@ func (in actionInputs) subInvocation(inv *invocation) *invocation {
 // names (see targetFromEvent), else GITHUB_SHA (left to publish). Only publish needs one, so
 // an event that names none fails only publish.
 func (in *actionInputs) fromEvent(a *githubactions.Action) error {
+	if p := a.Getenv("GITHUB_EVENT_PATH"); p != "" {
+		if err := checkInput("GITHUB_EVENT_PATH", p); err != nil {
+			return err // a FIFO there would be read forever
+		}
+	}
 	c, err := a.Context()
 	if err != nil {
 		return withCode(exitFailure, fmt.Errorf("reading the GitHub context and event file: %w", err))

@@ -22,7 +22,7 @@ const (
 	exitFailure     = 1   // grading or infrastructure error
 	exitUsage       = 2   // bad input or usage
 	exitMismatch    = 3   // an `expect` verdict was not met
-	exitInterrupted = 130 // SIGINT / SIGTERM
+	exitInterrupted = 130 // SIGINT, SIGTERM, SIGHUP, SIGQUIT (stopSignals)
 )
 
 // exitError carries an exit code with its cause.
@@ -75,6 +75,8 @@ type invocation struct {
 	TTY    bool // stdin and stdout are terminals
 	// Version names the program in results and bundles ("tender v1.2.3"); main passes it in.
 	Version string
+	// Environ is the whole environment, for checks over every INPUT_* of the Action.
+	Environ []string
 }
 
 type command struct {
@@ -90,7 +92,7 @@ func commands() []command {
 		{"validate", "load and check a suite; with --run, check its instances in verifiers", cmdValidate},
 		{"import", "import SWE-bench instances and predictions as a suite", cmdImport},
 		{"image", "build the offline verifier image", cmdImage},
-		{"gc", "remove verifier containers left by dead runs", cmdGC},
+		{"gc", "remove verifier containers and temporary directories left by dead runs", cmdGC},
 		{"keygen", "write an ed25519 key pair for signing bundles", cmdKeygen},
 		{"verify", "recompute every digest of a bundle and check its signature", cmdVerify},
 		{"publish", "post a verified bundle to GitHub as a check run, after approval", cmdPublish},
@@ -112,7 +114,7 @@ func Main(ctx context.Context, version string, args, environ []string, stdin io.
 // run is the whole program behind Main: it parses args and dispatches a command.
 func run(ctx context.Context, version string, args, environ []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	inv := &invocation{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: envLookup(environ), TTY: isTerminal(stdin, stdout),
-		Version: toolName(version)}
+		Version: toolName(version), Environ: environ}
 	if len(args) == 0 && inv.Getenv("GITHUB_ACTIONS") == "true" {
 		return runAction(ctx, inv)
 	}

@@ -6,16 +6,14 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tender-grader/tender/grader"
-	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/bundle"
 	"github.com/tender-grader/tender/sandbox"
 	"github.com/tender-grader/tender/sandbox/docker"
@@ -33,6 +31,7 @@ type gradeFlags struct {
 	signingKey  string
 	resume      string
 	pinned      bool
+	outSet      bool // --out was given, not defaulted
 }
 
 func cmdGrade(ctx context.Context, inv *invocation, args []string) error {
@@ -53,6 +52,7 @@ func cmdGrade(ctx context.Context, inv *invocation, args []string) error {
 	if len(pos) != 1 {
 		return usageError("grade takes one SUITE directory; usage: tender %s", gradeUsage)
 	}
+	fs.Visit(func(fl *flag.Flag) { f.outSet = f.outSet || fl.Name == "out" })
 	return gradeSuite(ctx, inv, pos[0], f)
 }
 
@@ -76,10 +76,11 @@ func gradeSuite(ctx context.Context, inv *invocation, dir string, f gradeFlags) 
 	if err != nil {
 		return err
 	}
-	out, skip, err := prepareOut(f)
+	out, err := openOut(inv, f, s, shard)
 	if err != nil {
 		return err
 	}
+	defer out.Close()
 	backend, err := openBackend(ctx, inv, f.trustLocal, s.Verifier.Image)
 	if err != nil {
 		return err
@@ -89,12 +90,10 @@ func gradeSuite(ctx context.Context, inv *invocation, dir string, f gradeFlags) 
 	g := &gradeRun{inv: inv, suite: s, out: out, start: time.Now()}
 	results, err := g.grade(ctx, grader.Options{
 		Backend: backend, Concurrency: f.concurrency, RunID: runID, Pinned: f.pinned, Shard: shard,
-		Skip: skip, LogDir: out, Getenv: inv.Getenv,
+		Skip: out.skip, LogDir: out.path, Getenv: inv.Getenv,
 	})
 	if err != nil {
-		if ctx.Err() != nil {
-			fmt.Fprintf(inv.Stderr, "tender: interrupted; finished pairs are in %s/results.jsonl; continue with --resume %s\n", out, out)
-		}
+		g.resumeHint(ctx, err)
 		return err
 	}
 	return g.finish(results, backend, shard, key)
@@ -150,30 +149,9 @@ func signingKey(inv *invocation, file string) (ed25519.PrivateKey, error) {
 	return nil, nil
 }
 
-// prepareOut makes the output directory. A new run needs a new or empty directory; --resume
-// reuses one and returns the pairs it already finished.
-func prepareOut(f gradeFlags) (string, map[string]report.PairResult, error) {
-	if f.resume != "" {
-		prev, err := report.ReadResults(filepath.Join(f.resume, report.ResultsJSONL))
-		if err != nil {
-			return "", nil, usageError("--resume %s: %v", f.resume, err)
-		}
-		skip := map[string]report.PairResult{}
-		for _, r := range prev {
-			if r.Verdict != report.Error {
-				skip[r.ID] = r
-			}
-		}
-		return f.resume, skip, nil
-	}
-	if entries, err := os.ReadDir(f.out); err == nil && len(entries) > 0 {
-		return "", nil, usageError("--out %s is not empty; choose a new directory, or continue it with --resume %s", f.out, f.out)
-	}
-	return f.out, nil, os.MkdirAll(f.out, 0o755)
-}
-
 // openBackend opens the verifier backend: Docker by default, the local one only when trusted.
 func openBackend(ctx context.Context, inv *invocation, trustLocal bool, image string) (sandbox.Backend, error) {
+	sweepScratch(inv)
 	if trustLocal {
 		fmt.Fprintln(inv.Stderr, "tender: --trust-local-execution: verifiers run as local subprocesses. local backend: not isolated")
 		return sandbox.NewLocal(true)

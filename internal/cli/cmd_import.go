@@ -34,16 +34,16 @@ func cmdImport(ctx context.Context, inv *invocation, args []string) error {
 	if entries, err := os.ReadDir(*out); err == nil && len(entries) > 0 {
 		return usageError("--out %s is not empty; choose a new directory", *out)
 	}
-	in, err := os.Open(*instances)
+	in, err := openInput("--instances", *instances)
 	if err != nil {
-		return usageError("--instances: %v", err)
+		return err
 	}
 	defer in.Close()
 	var pred io.Reader
 	if *predictions != "" {
-		f, err := os.Open(*predictions)
+		f, err := openInput("--predictions", *predictions)
 		if err != nil {
-			return usageError("--predictions: %v", err)
+			return err
 		}
 		defer f.Close()
 		pred = f

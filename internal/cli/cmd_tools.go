@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tender-grader/tender/internal/scratch"
 	"github.com/tender-grader/tender/report/bundle"
 	"github.com/tender-grader/tender/sandbox"
 	"github.com/tender-grader/tender/sandbox/docker"
@@ -23,6 +24,7 @@ func cmdImage(ctx context.Context, inv *invocation, args []string) error {
 	if _, ok := sandbox.BuiltinRecipe(*image); !ok {
 		return usageError("--image %s is not a built-in recipe; use tender-verifier/pytest or tender-verifier/go", *image)
 	}
+	sweepScratch(inv)
 	d, err := docker.New(ctx)
 	if err != nil {
 		return err
@@ -45,9 +47,14 @@ func cmdGC(ctx context.Context, inv *invocation, args []string) error {
 	if len(pos) != 0 {
 		return usageError("gc takes no arguments")
 	}
+	dirs, derr := scratch.Sweep("")
+	for _, dir := range dirs {
+		fmt.Fprintln(inv.Stdout, "removed", dir)
+	}
+	fmt.Fprintf(inv.Stdout, "%d temporary director(ies) of dead runs removed\n", len(dirs))
 	d, err := docker.New(ctx)
 	if err != nil {
-		return err
+		return errors.Join(derr, err)
 	}
 	defer d.Close(ctx)
 	removed, err := d.Sweep(ctx)
@@ -55,7 +62,7 @@ func cmdGC(ctx context.Context, inv *invocation, args []string) error {
 		fmt.Fprintln(inv.Stdout, "removed", id)
 	}
 	fmt.Fprintf(inv.Stdout, "%d container(s) of dead runs removed\n", len(removed))
-	return err
+	return errors.Join(derr, err)
 }
 
 func cmdKeygen(ctx context.Context, inv *invocation, args []string) error {

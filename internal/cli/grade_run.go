@@ -3,10 +3,12 @@ package cli
 import (
 	"context"
 	"crypto/ed25519"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"sync"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -21,26 +23,62 @@ import (
 type gradeRun struct {
 	inv   *invocation
 	suite *grader.Suite
-	out   string
+	out   *outDir
 	start time.Time
+	w     *report.ResultsWriter
 
 	mu      sync.Mutex
 	lastLen int
 }
 
 func (g *gradeRun) grade(ctx context.Context, opts grader.Options) ([]report.PairResult, error) {
-	w, err := report.OpenResults(g.out)
+	w, err := report.OpenResults(g.out.path)
 	if err != nil {
 		return nil, err
 	}
 	defer w.Close()
+	g.w = w
 	opts.Sink = w.Append
 	opts.Progress = g.progress
 	total := len(opts.Shard.Select(g.suite.Pairs))
+	if total == 0 {
+		// An empty shard is a whole bundle: merge needs one from every shard.
+		fmt.Fprintf(g.inv.Stderr, "tender: shard %s selects none of the %d pair(s) of %s; writing an empty bundle\n", opts.Shard, len(g.suite.Pairs), g.suite.Name)
+		return []report.PairResult{}, nil
+	}
 	fmt.Fprintf(g.inv.Stderr, "tender: grading %d pair(s) of %s with the %s backend, %d at a time\n", total, g.suite.Name, opts.Backend.Name(), opts.Concurrency)
 	results, err := grader.Grade(ctx, g.suite, opts)
 	g.endProgress()
+	if err == nil {
+		err = g.recorded()
+	}
 	return results, err
+}
+
+// recorded fails when what the run recorded is no longer where the bundle is sealed: the
+// output directory or results.jsonl was removed or replaced, or an append failed.
+func (g *gradeRun) recorded() error {
+	if g.w != nil {
+		if err := g.w.Err(); err != nil {
+			return err
+		}
+	}
+	return g.out.lock.Check()
+}
+
+// resumeHint says, after a run that stopped early, what was kept and how to go on.
+func (g *gradeRun) resumeHint(ctx context.Context, err error) {
+	dir := g.out.path
+	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintf(g.inv.Stderr, "tender: interrupted; finished pairs are in %s/%s; continue with --resume %s\n", dir, report.ResultsJSONL, dir)
+	case errors.Is(err, report.ErrOutGone):
+		fmt.Fprintf(g.inv.Stderr, "tender: %s was removed or replaced while the run wrote to it; no bundle was sealed; grade again into a new --out\n", dir)
+	case errors.Is(err, syscall.ENOSPC):
+		fmt.Fprintf(g.inv.Stderr, "tender: the disk of %s is full; the pairs recorded so far are in %s/%s; free some space, then continue with --resume %s\n", dir, dir, report.ResultsJSONL, dir)
+	default:
+		fmt.Fprintf(g.inv.Stderr, "tender: the run stopped; the pairs recorded so far are in %s/%s; continue with --resume %s\n", dir, report.ResultsJSONL, dir)
+	}
 }
 
 // progress shows pairs done out of total and the time left: one updating line on a terminal,
@@ -95,15 +133,20 @@ func (g *gradeRun) finish(results []report.PairResult, backend sandbox.Backend, 
 	for _, r := range results {
 		res.Counts[r.Verdict]++
 	}
-	if err := report.WriteOutputs(g.out, res); err != nil {
+	if err := report.WriteOutputs(g.out.path, res); err != nil {
+		g.resumeHint(context.Background(), err)
 		return err
 	}
-	m, err := bundle.Seal(g.out, g.inputs(backend, shard, results), key, time.Now())
+	m, err := bundle.Seal(g.out.path, g.inputs(backend, shard, results), key, time.Now())
 	if err != nil {
+		g.resumeHint(context.Background(), err)
 		return fmt.Errorf("sealing the evidence bundle: %w", err)
 	}
+	if err := g.out.lock.Check(); err != nil {
+		return err // what was sealed is not where the run wrote
+	}
 	printTable(g.inv.Stdout, results)
-	fmt.Fprintf(g.inv.Stdout, "\nbundle: %s (%s)\n", g.out, m.SignatureStatus())
+	fmt.Fprintf(g.inv.Stdout, "\nbundle: %s (%s)\n", g.out.path, m.SignatureStatus())
 	var missed []string
 	for _, r := range results {
 		if r.ExpectMet != nil && !*r.ExpectMet {

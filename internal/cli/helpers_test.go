@@ -13,6 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
+	"github.com/tender-grader/tender/grader"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -218,4 +221,25 @@ func runTender(t *testing.T, args ...string) (string, string, int) {
 		stderr.WriteString("tender: " + err.Error() + "\n")
 	}
 	return stdout.String(), stderr.String(), exitCode(ctx, err)
+}
+
+// readSuiteDoc reads a suite's tender.yaml, so a test can rewrite its pairs.
+func readSuiteDoc(t *testing.T, suite string) grader.SuiteDoc {
+	t.Helper()
+	var doc grader.SuiteDoc
+	if err := yaml.Unmarshal([]byte(readFile(t, filepath.Join(suite, "tender.yaml"))), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func writeSuiteDoc(t *testing.T, suite string, doc grader.SuiteDoc) {
+	t.Helper()
+	data, err := yaml.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(suite, "tender.yaml"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -12,19 +12,23 @@ import (
 	"strings"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/events"
+	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/pkg/stdcopy"
 
 	"github.com/tender-grader/tender/sandbox"
 )
 
 // runCommand runs the check's command with its deadline. At the deadline the whole container
-// is killed (there is no API to kill one exec), which also ends the output stream.
-func (d *Backend) runCommand(ctx context.Context, b *box, spec sandbox.Spec, lim sandbox.Limits, res *sandbox.Result) error {
+// is killed (there is no API to kill one exec), which also ends the output stream. dead says
+// the container itself is gone or stopped, so nothing more can be read from it.
+func (d *Backend) runCommand(ctx context.Context, b *box, spec sandbox.Spec, lim sandbox.Limits, res *sandbox.Result) (dead bool, err error) {
 	stdout, stderr := sandbox.NewCapWriter(lim.OutputBytes), sandbox.NewCapWriter(lim.OutputBytes)
 	e, err := d.startExec(ctx, b, boxLayout.Expand(spec.Command), boxLayout.Environ(spec.Env), spec.Stdin)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer e.conn.Close()
 	start := time.Now()
@@ -45,21 +49,84 @@ func (d *Backend) runCommand(ctx context.Context, b *box, spec sandbox.Spec, lim
 	<-done
 	res.Stdout, res.Stderr = stdout.Capture(), stderr.Capture()
 	if err != nil {
-		return err
+		return false, err
 	}
 	if !ended {
 		res.TimedOut, res.ExitCode = true, -1
-		return nil
+		return false, nil
 	}
 	code, running, err := d.waitExit(ctx, e)
+	if err != nil || running || code >= 128 {
+		// Ended by a signal, or the engine lost it: was it the container that went?
+		if dead, derr := d.died(ctx, b, res); derr != nil || dead {
+			res.ExitCode = code
+			return dead, derr
+		}
+	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	if running {
-		return fmt.Errorf("%w: %s: command still running after its output closed", ErrEngine, b.name)
+		return false, fmt.Errorf("%w: %s: command still running after its output closed", ErrEngine, b.name)
 	}
 	res.ExitCode = code
-	return nil
+	return false, nil
+}
+
+// died reports whether the container is gone, stopped or being stopped. When someone other
+// than Tender (its deadline) or the kernel (memory) ended it, they went through the engine
+// (docker kill, stop, rm -f), which records a kill: res.Killed. A candidate that ends the
+// container's own processes from inside leaves no such trace, and its check simply has no
+// report. The engine may still say "running" for a moment after a kill, so the kill record
+// is asked first.
+func (d *Backend) died(ctx context.Context, b *box, res *sandbox.Result) (bool, error) {
+	in, err := d.cli.ContainerInspect(ctx, b.id)
+	switch {
+	case cerrdefs.IsNotFound(err):
+		res.Killed = true // removed from outside
+	case err != nil:
+		return false, fmt.Errorf("%w: inspect %s: %w", ErrEngine, b.name, err)
+	case in.State == nil:
+		return false, nil
+	default:
+		if res.Killed, err = d.killSent(ctx, b, in.Created); err != nil {
+			return false, err
+		}
+		if !res.Killed && in.State.Running {
+			return false, nil
+		}
+		res.OOMKilled = !res.Killed && in.State.OOMKilled
+	}
+	if res.Killed {
+		d.logf("%s: killed from outside; no verdict", b.name)
+	}
+	return true, nil
+}
+
+// killSent reports whether the engine recorded a kill of the container since it was created.
+// Tender sends one only at a deadline, which is not this path.
+func (d *Backend) killSent(ctx context.Context, b *box, created string) (bool, error) {
+	since, err := time.Parse(time.RFC3339Nano, created)
+	if err != nil {
+		since = time.Now().Add(-24 * time.Hour)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	msgs, errs := d.cli.Events(ctx, events.ListOptions{
+		Since: strconv.FormatInt(since.Unix()-1, 10), Until: strconv.FormatInt(time.Now().Unix()+1, 10),
+		Filters: filters.NewArgs(filters.Arg("type", "container"), filters.Arg("container", b.id), filters.Arg("event", "kill")),
+	})
+	for {
+		select {
+		case <-msgs:
+			return true, nil
+		case err := <-errs:
+			if err == nil || errors.Is(err, io.EOF) {
+				return false, nil
+			}
+			return false, fmt.Errorf("%w: events of %s: %w", ErrEngine, b.name, err)
+		}
+	}
 }
 
 // await returns true when the command ended, false when the deadline passed (the caller

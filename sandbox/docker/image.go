@@ -31,6 +31,9 @@ func (d *Backend) EnsureImage(ctx context.Context, ref string, progress io.Write
 		if id, ok := d.currentImage(ctx, r); ok {
 			return id, nil
 		}
+		if err := d.inspectFailed(ctx, r.Ref()); err != nil {
+			return "", err // the engine did not say the image is missing
+		}
 		unlock, err := sandbox.LockBuild(ctx, r)
 		if err != nil {
 			return "", err
@@ -38,6 +41,9 @@ func (d *Backend) EnsureImage(ctx context.Context, ref string, progress io.Write
 		defer unlock()
 		if id, ok := d.currentImage(ctx, r); ok { // another process built it meanwhile
 			return id, nil
+		}
+		if err := d.inspectFailed(ctx, r.Ref()); err != nil {
+			return "", err
 		}
 		fmt.Fprintf(progress, "image %s: missing or out of date; building it offline\n", r.Ref())
 		return d.BuildImage(ctx, r, progress)
@@ -58,6 +64,16 @@ func (d *Backend) currentImage(ctx context.Context, r sandbox.Recipe) (string, b
 		return "", false
 	}
 	return in.ID, in.Config.Labels[LabelRecipeDigest] == r.Digest()
+}
+
+// inspectFailed returns the engine's error when inspecting ref fails for another reason than
+// the image being absent: an engine in trouble is no reason for an offline rebuild.
+func (d *Backend) inspectFailed(ctx context.Context, ref string) error {
+	_, err := d.cli.ImageInspect(ctx, ref)
+	if err == nil || cerrdefs.IsNotFound(err) {
+		return nil
+	}
+	return fmt.Errorf("%w: inspect image %s: %w", ErrEngine, ref, err)
 }
 
 func (d *Backend) pull(ctx context.Context, ref string, progress io.Writer) (string, error) {

@@ -1,24 +1,14 @@
 package docker
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
-	"os"
 	"strconv"
-	"strings"
+
+	"github.com/tender-grader/tender/internal/scratch"
 )
 
 // owner identifies the grader process that created a container, so a later sweep can tell
-// whether that process is still alive. The pid alone is not enough: pids are reused, and a
-// pid means nothing on another host or after a reboot. The process start time (in clock
-// ticks since boot, from /proc/<pid>/stat) pins the pid to one process.
-type owner struct {
-	Host  string
-	Boot  string
-	Pid   int
-	Start string
-}
+// whether that process is still alive (scratch.Owner says how).
+type owner scratch.Owner
 
 // Labels carried by every container.
 const (
@@ -33,47 +23,12 @@ const (
 )
 
 func currentOwner() (owner, error) {
-	host, err := os.Hostname()
-	if err != nil {
-		return owner{}, fmt.Errorf("sandbox: hostname: %w", err)
-	}
-	boot, err := bootID()
-	if err != nil {
-		return owner{}, err
-	}
-	start, err := processStart(os.Getpid())
-	if err != nil {
-		return owner{}, fmt.Errorf("sandbox: own start time: %w", err)
-	}
-	return owner{Host: host, Boot: boot, Pid: os.Getpid(), Start: start}, nil
+	o, err := scratch.Self()
+	return owner(o), err
 }
 
-func bootID() (string, error) {
-	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	if err != nil {
-		return "", fmt.Errorf("sandbox: boot id: %w", err)
-	}
-	return strings.TrimSpace(string(b)), nil
-}
-
-// processStart returns field 22 of /proc/<pid>/stat, the start time in clock ticks.
-func processStart(pid int) (string, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return "", err
-	}
-	// The command name (field 2) is in parentheses and may contain spaces: skip past it.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return "", errors.New("malformed /proc stat")
-	}
-	fields := strings.Fields(string(b[i+1:]))
-	// fields[0] is field 3 (state), so field 22 is fields[19].
-	if len(fields) < 20 {
-		return "", errors.New("short /proc stat")
-	}
-	return fields[19], nil
-}
+// processStart returns the start time of pid in clock ticks since boot.
+func processStart(pid int) (string, error) { return scratch.ProcessStart(pid) }
 
 func (o owner) labels(runID, name, session string) map[string]string {
 	return map[string]string{
@@ -88,27 +43,14 @@ func ownerFromLabels(l map[string]string) owner {
 }
 
 // liveness is a sweep's judgement of one container's owner.
-type liveness int
+type liveness = scratch.Liveness
 
 const (
-	alive   liveness = iota // the owner is running: leave the container alone
-	dead                    // the owner is gone: the container is a leftover
-	foreign                 // another host made it: this process cannot judge
+	alive   = scratch.Alive   // the owner is running: leave the container alone
+	dead    = scratch.Dead    // the owner is gone: the container is a leftover
+	foreign = scratch.Foreign // another host made it: this process cannot judge
 )
 
-// judge decides from this process's point of view whether o is still running.
-func (me owner) judge(o owner) liveness {
-	switch {
-	case o.Host != me.Host:
-		return foreign
-	case o.Boot != me.Boot:
-		return dead // the machine rebooted since: its processes are gone
-	case o.Pid <= 0:
-		return dead
-	}
-	start, err := processStart(o.Pid)
-	if err != nil || start != o.Start {
-		return dead
-	}
-	return alive
-}
+// judge decides from this process's point of view whether o is still running; temporary
+// directories are judged by the same rule (package scratch).
+func (me owner) judge(o owner) liveness { return scratch.Owner(me).Judge(scratch.Owner(o)) }

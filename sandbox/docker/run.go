@@ -41,10 +41,11 @@ func (d *Backend) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, 
 	}
 	defer d.removeBox(ctx, b)
 	res := &sandbox.Result{Backend: "docker", Isolated: true, ImageID: b.imageID}
-	if err := d.runCommand(ctx, b, spec, lim, res); err != nil {
+	dead, err := d.runCommand(ctx, b, spec, lim, res)
+	if err != nil {
 		return nil, err
 	}
-	if !res.TimedOut {
+	if !res.TimedOut && !dead {
 		if err := d.collect(ctx, b, lim, res); err != nil {
 			return nil, err
 		}

@@ -1,0 +1,99 @@
+package grader
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/tender-grader/tender/report"
+)
+
+// TestResumable: a record --resume may keep is one whose every derivable part agrees with the
+// pair and with itself. Each row edits one real record (graded through the fake backend) the
+// way a stale, foreign or hand-edited line would differ, and must be refused.
+func TestResumable(t *testing.T) {
+	t.Parallel()
+	verifiers := map[string]verifier{"ok/target": reply(), "bad/target": reply(failing())}
+	b := newBatch(t, []string{"ok", "bad"}, verifiers)
+	results, err := Grade(context.Background(), b.suite, b.options(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs := map[string]*Pair{}
+	for _, p := range b.suite.Pairs {
+		pairs[p.ID] = p
+	}
+	good, bad := results[0], results[1]
+	if good.Verdict != report.Resolved || bad.Verdict != report.Unresolved {
+		t.Fatalf("verdicts %s, %s; want resolved, unresolved", good.Verdict, bad.Verdict)
+	}
+	for _, r := range results {
+		if err := Resumable(pairs[r.ID], r); err != nil {
+			t.Errorf("the record of %s as graded: %v", r.ID, err)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		base report.PairResult
+		edit func(r *report.PairResult)
+		want string
+	}{
+		{"unresolved made resolved", bad, func(r *report.PairResult) { r.Verdict = report.Resolved }, "does not follow"},
+		{"resolved made unresolved", good, func(r *report.PairResult) { r.Verdict = report.Unresolved }, "does not follow"},
+		{"resolved made a violation", good, func(r *report.PairResult) { r.Verdict = report.IntegrityViolation }, "does not follow"},
+		{"reasons dropped", bad, func(r *report.PairResult) { r.Verdict, r.Reasons = report.Resolved, nil }, "does not follow"},
+		{"check flipped to passed", bad, func(r *report.PairResult) {
+			r.Verdict, r.Reasons, r.Checks[0].Passed = report.Resolved, nil, true
+		}, "does not follow"},
+		{"a check missing", good, func(r *report.PairResult) { r.Checks = nil }, "does not follow"},
+		{"a required test missing", good, func(r *report.PairResult) {
+			r.Checks[0].Tests = map[string]report.TestStatus{}
+		}, "does not follow"},
+		{"an unknown code", bad, func(r *report.PairResult) { r.Reasons[0].Code = "made_up" }, "does not follow"},
+		{"error verdict", bad, func(r *report.PairResult) { r.Verdict = report.Error }, "graded again"},
+		{"other inputs", good, func(r *report.PairResult) { r.InputDigest = strings.Repeat("0", 64) }, "inputs changed"},
+		{"other patch digest", good, func(r *report.PairResult) { r.Digests.Patch = strings.Repeat("0", 64) }, "input digests"},
+		{"other base commit", good, func(r *report.PairResult) { r.RequestedCommit = strings.Repeat("0", 40) }, "commit"},
+		{"other required tests", good, func(r *report.PairResult) { r.FailToPass = r.FailToPass[1:] }, "required tests"},
+		{"other schema", good, func(r *report.PairResult) { r.Schema = "tender.results/v0" }, "schema"},
+		{"expectation added", good, func(r *report.PairResult) { yes := true; r.ExpectMet = &yes }, "expectation"},
+		{"log outside its place", good, func(r *report.PairResult) { r.Checks[0].LogFile = "../../etc/passwd" }, "outside its place"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := cloneResult(tc.base)
+			tc.edit(&r)
+			err := Resumable(pairs[r.ID], r)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Resumable = %v, want an error with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// cloneResult copies the parts of a record the rows edit.
+func cloneResult(r report.PairResult) report.PairResult {
+	r.Reasons = append([]report.Reason(nil), r.Reasons...)
+	r.Checks = append([]report.Check(nil), r.Checks...)
+	for i, c := range r.Checks {
+		tests := map[string]report.TestStatus{}
+		for k, v := range c.Tests {
+			tests[k] = v
+		}
+		r.Checks[i].Tests = tests
+	}
+	return r
+}
+
+// TestResumeKnowsEveryCode: resume places every code of the registry, as deciding a verdict or
+// as a note, once; a code it does not know would make every record carrying it be graded again.
+func TestResumeKnowsEveryCode(t *testing.T) {
+	for _, ci := range report.Codes() {
+		_, decided := decides[ci.Code]
+		if decided == notes[ci.Code] {
+			t.Errorf("code %s: in decides %v, in notes %v; want exactly one", ci.Code, decided, notes[ci.Code])
+		}
+	}
+	if len(decides)+len(notes) != len(report.Codes()) {
+		t.Errorf("resume places %d codes; the registry has %d", len(decides)+len(notes), len(report.Codes()))
+	}
+}
