@@ -168,7 +168,13 @@ func (r *fakeRun) result() *sandbox.Result {
 		ctl.noEnd = true // the bootstrap was killed with its test process
 	}
 	// As in a verifier: the bootstrap's control lines on stdout, the test run's output on stderr.
-	stdout := r.proto.control(res.ExitCode, res.JUnit, ctl)
+	var passed []string
+	for _, c := range r.cases {
+		if c.status == junit.Passed {
+			passed = append(passed, c.id)
+		}
+	}
+	stdout := r.proto.control(res.ExitCode, res.JUnit, passed, ctl)
 	res.Stdout = sandbox.Capture{Head: []byte(stdout), Total: int64(len(stdout))}
 	res.Stderr = sandbox.Capture{Head: []byte(out.String()), Total: int64(out.Len())}
 	return &res

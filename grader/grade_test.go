@@ -233,6 +233,8 @@ func verdictMatrix(t *testing.T) []matrixRow {
 			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged}, calls: 1},
 		{name: "report written though the bootstrap never ended", target: reply(withControl(func(o *controlOpts) { o.noEnd = true })),
 			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged}, calls: 1},
+		{name: "report edited inside the test process", target: reply(withControl(func(o *controlOpts) { o.sawPassed = []string{} })),
+			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged}, calls: 1},
 		{name: "report without any bootstrap", target: reply(withControl(func(o *controlOpts) { o.noPlan = true })),
 			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged}, calls: 1},
 		{name: "no bootstrap and no report is a broken environment", target: reply(noReport(), exitCode(127), withControl(func(o *controlOpts) { o.noPlan = true })),

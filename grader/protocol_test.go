@@ -57,14 +57,15 @@ func readProtocol(spec sandbox.Spec) (checkProtocol, error) {
 // controlOpts are the ways a fake run's control lines can differ from an honest bootstrap's.
 type controlOpts struct {
 	noPlan, noEnd bool
-	endExit       *int    // nil: the verifier's exit code
-	endDigest     *string // nil: the digest of the report returned
+	endExit       *int     // nil: the verifier's exit code
+	endDigest     *string  // nil: the digest of the report returned
+	sawPassed     []string // nil: the test process saw pass what the report says passed
 	hits          []pyboot.Hit
 }
 
 // control writes the bootstrap's control lines for a run that exited with exit and left
-// report behind.
-func (p checkProtocol) control(exit int, report []byte, o controlOpts) string {
+// report behind; passed are the tests the report says passed.
+func (p checkProtocol) control(exit int, report []byte, passed []string, o controlOpts) string {
 	if o.noPlan {
 		return ""
 	}
@@ -83,7 +84,10 @@ func (p checkProtocol) control(exit int, report []byte, o controlOpts) string {
 	if o.noEnd {
 		return out
 	}
-	end := pyboot.End{Exit: exit}
+	if o.sawPassed != nil {
+		passed = o.sawPassed
+	}
+	end := pyboot.End{Exit: exit, Outcomes: len(p.Required) + len(p.Sentinels), PassedSHA256: passedDigest(passed)}
 	if report != nil {
 		sum := sha256.Sum256(report)
 		end.JUnitSHA256 = hex.EncodeToString(sum[:])
@@ -95,4 +99,17 @@ func (p checkProtocol) control(exit int, report []byte, o controlOpts) string {
 		end.JUnitSHA256 = *o.endDigest
 	}
 	return out + line("end", end)
+}
+
+// passedDigest is what the bootstrap's parent sends of the passed tests (see pyboot.End).
+func passedDigest(ids []string) string {
+	var keys []string
+	for _, id := range ids {
+		sum := sha256.Sum256([]byte(id))
+		keys = append(keys, hex.EncodeToString(sum[:])[:16])
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	sum := sha256.Sum256([]byte(strings.Join(keys, "\n")))
+	return hex.EncodeToString(sum[:])
 }

@@ -83,6 +83,7 @@ def parent(pid, ctrl, go_w, hit_r):
         os.close(go_w)
 
     hits = {"n": 0}
+    outcomes, dups = {}, [0]
 
     def relay():
         buf = b""
@@ -96,14 +97,21 @@ def parent(pid, ctrl, go_w, hit_r):
             buf += chunk
             while b"\n" in buf:
                 raw, buf = buf.split(b"\n", 1)
-                hits["n"] += 1
-                if hits["n"] > 200:
-                    continue
                 try:
                     hit = json.loads(raw.decode("utf-8"))
                 except ValueError:
                     hit = {"kind": "garbled"}
-                if isinstance(hit, dict):
+                if not isinstance(hit, dict):
+                    continue
+                if hit.get("kind") == "outcome" and isinstance(hit.get("what"), str) and len(outcomes) < 200000:
+                    # One outcome a test, as the test process saw it: the report must agree.
+                    key, _, outcome = hit["what"].partition(":")
+                    if key in outcomes:
+                        dups[0] += 1
+                    outcomes[key] = outcome
+                    continue
+                hits["n"] += 1
+                if hits["n"] <= 200:
                     emit("hit", {k: hit[k] for k in ("kind", "what") if isinstance(hit.get(k), str)})
 
     import threading
@@ -111,15 +119,21 @@ def parent(pid, ctrl, go_w, hit_r):
     t = threading.Thread(target=relay, daemon=True)
     t.start()
     _, status = os.waitpid(pid, 0)
+    # The report as it stood when the test process ended: before anything else runs here.
+    junit_digest = file_sha256(cfg["junit"])
     t.join(1.0)
-    end = {"hits": hits["n"]}
+    end = {"hits": hits["n"], "junit_sha256": junit_digest}
     if os.WIFSIGNALED(status):
         end["signal"] = os.WTERMSIG(status)
         code = 128 + end["signal"]
     else:
         code = os.WEXITSTATUS(status)
     end["exit"] = code
-    end["junit_sha256"] = file_sha256(cfg["junit"])
+    import hashlib
+
+    passed = sorted(k for k, v in outcomes.items() if v == "passed")
+    end["outcomes"], end["outcome_dups"] = len(outcomes), dups[0]
+    end["passed_sha256"] = hashlib.sha256("\n".join(passed).encode()).hexdigest()
     emit("end", end)
     os._exit(code)
 
@@ -667,6 +681,7 @@ class Tripwires:
     def __init__(self, fd, go):
         import importlib._bootstrap as boot
 
+        import _pytest.config
         import _pytest.junitxml
         from _pytest.assertion.rewrite import AssertionRewritingHook
 
@@ -683,7 +698,11 @@ class Tripwires:
         # The only frames that may run a test module's code, and write the report.
         self.exec_callers = (boot._call_with_frames_removed.__code__, AssertionRewritingHook.exec_module.__code__)
         self.report_writer = _pytest.junitxml.LogXML.pytest_sessionfinish.__code__
+        pm = _pytest.config.PytestPluginManager
+        self.conftest_callers = (pm.consider_conftest.__code__, pm._importconftest.__code__)
         self.genuine = {}  # test module path -> code objects compiled by the import system
+        self.outcomes = {}  # nodeid -> "passed" or "not", as the phases came in
+        self.write = os.write  # taken now: the code under test may replace os.write later
         self.snapshot = snapshot_machinery()
         self.handlers = {
             "open": self.on_open,
@@ -724,12 +743,28 @@ class Tripwires:
             return
         self.seen.add((kind, what))
         try:
-            os.write(self.fd, ('{"kind":"%s","what":"%s"}\n' % (kind, what)).encode())
+            self.write(self.fd, ('{"kind":"%s","what":"%s"}\n' % (kind, what)).encode())
         except OSError:
             pass
 
     def note(self, kind, what):
         return lambda args: self.send("note:" + kind, what)
+
+    def outcome(self, report):
+        """Keeps each test's outcome as pytest reports it, phase by phase, and sends it when the
+        test is done: the parent compares the report file with these."""
+        import hashlib
+
+        state = self.outcomes.setdefault(report.nodeid, "passed")
+        if not report.passed:
+            state = "not"
+        self.outcomes[report.nodeid] = state
+        if report.when == "teardown":
+            key = hashlib.sha256(report.nodeid.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+            try:
+                self.write(self.fd, ('{"kind":"outcome","what":"%s:%s"}\n' % (key, state)).encode())
+            except OSError:
+                pass
 
     def guarded(self, path):
         if not isinstance(path, (str, bytes)):
@@ -752,6 +787,25 @@ class Tripwires:
             return False
         name = os.path.basename(p)
         return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+
+    def evaluator_conftest(self, frame, plugin):
+        """Whether pytest itself is registering an evaluator's conftest: the two frames below
+        are pytest's own conftest loader, the module's file is an evaluator file, and its hooks
+        were compiled from that file."""
+        import types
+
+        if frame.f_code is not self.conftest_callers[0] or frame.f_back is None or frame.f_back.f_code is not self.conftest_callers[1]:
+            return False
+        if not isinstance(plugin, types.ModuleType) or not isinstance(getattr(plugin, "__file__", None), str):
+            return False
+        path = os.path.realpath(plugin.__file__)
+        if not self.evaluator_file(path):
+            return False
+        for k, v in list(vars(plugin).items()):
+            code = getattr(v, "__code__", None)
+            if k.startswith("pytest_") and (code is None or os.path.realpath(code.co_filename) != path):
+                return False
+        return True
 
     def evaluator_file(self, p):
         """A file of the evaluator's by the default restored paths: a test file, or anything
@@ -864,9 +918,22 @@ class Tripwires:
         wire = self
 
         def register(pm, plugin, name=None):
-            fn = os.path.realpath(sys._getframe(1).f_code.co_filename)
-            if fn.startswith(wire.workspace) and not wire.evaluator_file(fn):
-                wire.send("plugin", "a pytest plugin of the code under test")
+            # An evaluator's conftest is loaded lazily, sometimes while the code under test is
+            # on the stack (a warning it raised asks for the hooks of a directory): it is the
+            # evaluator's, whoever caused the load.
+            if wire.evaluator_conftest(sys._getframe(1), plugin):
+                return original(pm, plugin, name)
+            # Anywhere on the stack: pm.import_plugin() from the candidate's code registers
+            # from pytest's own frame.
+            f = sys._getframe(1)
+            while f is not None:
+                fn = f.f_code.co_filename
+                if not fn.startswith("<"):
+                    fn = os.path.realpath(fn)
+                    if fn.startswith(wire.workspace) and not wire.evaluator_file(fn):
+                        wire.send("plugin", "a pytest plugin of the code under test")
+                        break
+                f = f.f_back
             return original(pm, plugin, name)
 
         pm_class.register = register
@@ -923,6 +990,10 @@ def tender_plugin(wire):
         def pytest_sessionfinish(self, session):
             wire.check_machinery()
 
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_runtest_logreport(self, report):
+            wire.outcome(report)
+
         @pytest.hookimpl(hookwrapper=True, tryfirst=True)
         def pytest_runtest_call(self, item):
             """A test of this check must run its own code: the code object the import system
@@ -951,6 +1022,7 @@ def tender_plugin(wire):
                 wire.busy = False
             if outcome.excinfo is None and not ran[0]:
                 wire.send("bypass", "a test passed without its own code running")
+            wire.check_machinery()  # a patch made for one test and undone later is seen here
 
     return TenderPlugin()
 

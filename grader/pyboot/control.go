@@ -51,6 +51,12 @@ type End struct {
 	Signal      int    `json:"signal"`
 	JUnitSHA256 string `json:"junit_sha256"`
 	Hits        int    `json:"hits"`
+	// What the test process itself saw, test by test, as it ran: how many tests sent an
+	// outcome, how many sent two, and the digest of the ones that passed (sha256 over the
+	// sorted lines of the first 16 hex digits of each passed test's sha256).
+	Outcomes     int    `json:"outcomes"`
+	OutcomeDups  int    `json:"outcome_dups"`
+	PassedSHA256 string `json:"passed_sha256"`
 }
 
 // Control is everything the bootstrap reported on one check.

@@ -3,6 +3,7 @@ package pyboot
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -94,9 +95,12 @@ func rep(cases map[string]junit.Status) *junit.Report {
 func TestJudge(t *testing.T) {
 	report1 := []byte("<testsuite/>")
 	honest := map[string]junit.Status{"t.py::test_a": junit.Passed, "t.py::test_b_a": junit.Passed, "t.py::test_c_a": junit.Failed, "t.py::test_d_a": junit.Failed}
+	// end is the end line; the outcomes the test process saw are filled in from the run's
+	// report (an honest stream) unless the row says otherwise.
 	end := func(exit int, sum string) string {
-		return "TENDER-CONTROL " + nonce + " end " + `{"exit":` + string(rune('0'+exit)) + `,"junit_sha256":"` + sum + `"}`
+		return "TENDER-CONTROL " + nonce + " end " + `{"exit":` + string(rune('0'+exit)) + `,"junit_sha256":"` + sum + `","outcomes":@N,"passed_sha256":"@P"}`
 	}
+	sawFailing := map[string]junit.Status{"t.py::test_a": junit.Failed, "t.py::test_b_a": junit.Failed, "t.py::test_c_a": junit.Failed, "t.py::test_d_a": junit.Failed}
 	planLine := "TENDER-CONTROL " + nonce + " plan " + plan
 	tests := []struct {
 		name   string
@@ -145,6 +149,12 @@ func TestJudge(t *testing.T) {
 			forged: []string{"never started"}},
 		{name: "no plan, no report", out: nil, run: Run{Exit: 127, Ended: true}, broken: true},
 		{name: "bootstrap error", out: ctl("TENDER-CONTROL " + nonce + ` error {"stage":"plan","type":"KeyError"}`), run: Run{Exit: 3, Ended: true}, broken: true},
+		{name: "report edited inside the test process: the stream saw the tests fail", out: ctl(planLine, strings.ReplaceAll(end(1, digest(report1)), "@P", passedDigest(rep(sawFailing)))),
+			run: Run{Report: rep(honest), JUnit: report1, Exit: 1, Ended: true}, forged: []string{"not the ones the test process saw pass"}},
+		{name: "two outcomes for one test", out: ctl(planLine, strings.Replace(end(1, digest(report1)), `"outcomes"`, `"outcome_dups":1,"outcomes"`, 1)),
+			run: Run{Report: rep(honest), JUnit: report1, Exit: 1, Ended: true}, forged: []string{"two outcomes"}},
+		{name: "a report, and no outcome at all", out: ctl(planLine, strings.ReplaceAll(end(1, digest(report1)), "@N", "0")),
+			run: Run{Report: rep(honest), JUnit: report1, Exit: 1, Ended: true}, forged: []string{"no outcome"}},
 		{name: "a failing tripwire and a note", out: ctl(planLine,
 			"TENDER-CONTROL "+nonce+` hit {"kind":"signal","what":"own process group"}`,
 			"TENDER-CONTROL "+nonce+` hit {"kind":"note:ctypes","what":"loaded a C library through ctypes"}`,
@@ -154,7 +164,14 @@ func TestJudge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := Read(tt.out, nonce).Judge(tt.run)
+			out := string(tt.out)
+			if tt.run.Report != nil {
+				out = strings.ReplaceAll(out, "@N", fmt.Sprint(len(tt.run.Report.Cases)))
+				out = strings.ReplaceAll(out, "@P", passedDigest(tt.run.Report))
+			} else {
+				out = strings.ReplaceAll(strings.ReplaceAll(out, "@N", "0"), "@P", "")
+			}
+			f := Read([]byte(out), nonce).Judge(tt.run)
 			if (f.Broken != "") != tt.broken {
 				t.Fatalf("broken %q, want %v", f.Broken, tt.broken)
 			}

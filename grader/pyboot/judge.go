@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/tender-grader/tender/report"
@@ -52,6 +54,7 @@ func (c Control) Judge(r Run) Findings {
 	c.judgeEnd(r, &f)
 	c.judgeHits(&f)
 	if r.Report != nil {
+		c.judgeOutcomes(r, &f)
 		c.judgeSentinels(r.Report, &f)
 	}
 	return f
@@ -191,4 +194,41 @@ func (c Control) judgeHits(f *Findings) {
 			f.Notes = append(f.Notes, report.Reason{Code: report.CodeTripwire, Detail: w.detail})
 		}
 	}
+}
+
+// judgeOutcomes compares the report with what the test process saw as each test ended: the
+// tests the report says passed must be exactly those pytest reported passed, phase by phase.
+// A report edited inside the test process (pytest's own report writer fed other results)
+// differs here even when it is written by pytest and its digest holds.
+func (c Control) judgeOutcomes(r Run, f *Findings) {
+	e := c.End
+	if e == nil || !r.Ended {
+		return
+	}
+	if e.OutcomeDups > 0 {
+		f.forged("the test process sent two outcomes for one test")
+		return
+	}
+	if len(r.Report.Cases) > 0 && e.Outcomes == 0 {
+		f.forged("the report lists tests, but the test process sent no outcome for any")
+		return
+	}
+	if passedDigest(r.Report) != e.PassedSHA256 {
+		f.forged("the tests the report says passed are not the ones the test process saw pass")
+	}
+}
+
+// passedDigest is the digest the bootstrap's parent makes of the passed tests, made from the
+// report.
+func passedDigest(rep *junit.Report) string {
+	seen := map[string]bool{}
+	for _, c := range rep.Cases {
+		if c.Status == junit.Passed {
+			sum := sha256.Sum256([]byte(c.ID))
+			seen[hex.EncodeToString(sum[:])[:16]] = true
+		}
+	}
+	keys := slices.Sorted(maps.Keys(seen))
+	sum := sha256.Sum256([]byte(strings.Join(keys, "\n")))
+	return hex.EncodeToString(sum[:])
 }
