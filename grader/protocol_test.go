@@ -87,7 +87,7 @@ func (p checkProtocol) control(exit int, report []byte, passed []string, o contr
 	if o.sawPassed != nil {
 		passed = o.sawPassed
 	}
-	end := pyboot.End{Exit: exit, Outcomes: len(p.Required) + len(p.Sentinels), PassedSHA256: passedDigest(passed)}
+	end := pyboot.End{Exit: exit, StreamEnded: true, Outcomes: len(p.Required) + len(p.Sentinels), PassedSHA256: passedDigest(passed)}
 	if report != nil {
 		sum := sha256.Sum256(report)
 		end.JUnitSHA256 = hex.EncodeToString(sum[:])

@@ -121,8 +121,11 @@ def parent(pid, ctrl, go_w, hit_r):
     _, status = os.waitpid(pid, 0)
     # The report as it stood when the test process ended: before anything else runs here.
     junit_digest = file_sha256(cfg["junit"])
-    t.join(1.0)
-    end = {"hits": hits["n"], "junit_sha256": junit_digest}
+    # The stream ends when the last holder of its write end exits: the test process, and any
+    # process it forked. What is still in the pipe is read to the end, however loaded the
+    # machine; a forked process that keeps the stream open leaves it unfinished.
+    t.join(10.0)
+    end = {"hits": hits["n"], "junit_sha256": junit_digest, "stream_ended": not t.is_alive()}
     if os.WIFSIGNALED(status):
         end["signal"] = os.WTERMSIG(status)
         code = 128 + end["signal"]

@@ -57,6 +57,9 @@ type End struct {
 	Outcomes     int    `json:"outcomes"`
 	OutcomeDups  int    `json:"outcome_dups"`
 	PassedSHA256 string `json:"passed_sha256"`
+	// StreamEnded: the outcome stream reached its end after the test process ended. A process
+	// it forked that keeps the stream open leaves it unfinished, and its outcomes unsure.
+	StreamEnded bool `json:"stream_ended"`
 }
 
 // Control is everything the bootstrap reported on one check.

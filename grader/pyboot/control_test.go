@@ -98,7 +98,7 @@ func TestJudge(t *testing.T) {
 	// end is the end line; the outcomes the test process saw are filled in from the run's
 	// report (an honest stream) unless the row says otherwise.
 	end := func(exit int, sum string) string {
-		return "TENDER-CONTROL " + nonce + " end " + `{"exit":` + string(rune('0'+exit)) + `,"junit_sha256":"` + sum + `","outcomes":@N,"passed_sha256":"@P"}`
+		return "TENDER-CONTROL " + nonce + " end " + `{"exit":` + string(rune('0'+exit)) + `,"junit_sha256":"` + sum + `","outcomes":@N,"passed_sha256":"@P","stream_ended":true}`
 	}
 	sawFailing := map[string]junit.Status{"t.py::test_a": junit.Failed, "t.py::test_b_a": junit.Failed, "t.py::test_c_a": junit.Failed, "t.py::test_d_a": junit.Failed}
 	planLine := "TENDER-CONTROL " + nonce + " plan " + plan
@@ -153,6 +153,8 @@ func TestJudge(t *testing.T) {
 			run: Run{Report: rep(honest), JUnit: report1, Exit: 1, Ended: true}, forged: []string{"not the ones the test process saw pass"}},
 		{name: "two outcomes for one test", out: ctl(planLine, strings.Replace(end(1, digest(report1)), `"outcomes"`, `"outcome_dups":1,"outcomes"`, 1)),
 			run: Run{Report: rep(honest), JUnit: report1, Exit: 1, Ended: true}, forged: []string{"two outcomes"}},
+		{name: "the outcome stream was held open past the test process", out: ctl(planLine, strings.Replace(end(1, digest(report1)), `"stream_ended":true`, `"stream_ended":false`, 1)),
+			run: Run{Report: rep(honest), JUnit: report1, Exit: 1, Ended: true}, forged: []string{"kept the outcome stream open"}},
 		{name: "a report, and no outcome at all", out: ctl(planLine, strings.ReplaceAll(end(1, digest(report1)), "@N", "0")),
 			run: Run{Report: rep(honest), JUnit: report1, Exit: 1, Ended: true}, forged: []string{"no outcome"}},
 		{name: "a failing tripwire and a note", out: ctl(planLine,

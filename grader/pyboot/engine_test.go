@@ -207,6 +207,27 @@ ctypes.CDLL(None)
 	}
 }
 
+// TestBootstrapOutcomeStream: the test process's outcome stream must end when it does. A
+// process it forked that keeps the stream open (to hold back what was sent, or to write more
+// after the report is settled) leaves the stream unfinished, and the report unbelievable.
+func TestBootstrapOutcomeStream(t *testing.T) {
+	ctl, f, _ := runBoot(t, demoTree(t, []string{"gold"}, importTime(`import os, time
+if os.fork() == 0:
+    time.sleep(25)
+    os._exit(0)
+`)))
+	if ctl.End == nil || ctl.End.StreamEnded {
+		t.Fatalf("end %+v: want a stream that did not end", ctl.End)
+	}
+	found := false
+	for _, m := range f.Forged {
+		found = found || strings.Contains(m.Detail, "kept the outcome stream open")
+	}
+	if !found {
+		t.Fatalf("forged %+v: want the stream held open named", f.Forged)
+	}
+}
+
 // TestBootstrapShadowing: candidate modules that pytest's own imports would pick up, and
 // PYTEST_ADDOPTS set from them, never take effect: pytest is imported before the workspace
 // is on sys.path, and absent standard-library names are marked missing.

@@ -205,6 +205,10 @@ func (c Control) judgeOutcomes(r Run, f *Findings) {
 	if e == nil || !r.Ended {
 		return
 	}
+	if !e.StreamEnded {
+		f.forged("a process the test process forked kept the outcome stream open after the test process ended")
+		return
+	}
 	if e.OutcomeDups > 0 {
 		f.forged("the test process sent two outcomes for one test")
 		return

@@ -3,23 +3,57 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/tender-grader/tender/sandbox"
+	"github.com/tender-grader/tender/sandbox/docker"
 )
 
 // TestMain lets the txtar scripts run the real tender binary: the test binary re-executes
-// itself as "tender".
+// itself as "tender". Before any test runs, it ensures the built-in verifier images once
+// (building the missing ones side by side), so that no test pays for a build inside its own
+// time; an unreachable engine or a failed build fails the package, never a skip.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(withImages{m}, map[string]func(){
 		"tender": func() {
 			os.Exit(Main(context.Background(), "dev", os.Args[1:], os.Environ(), os.Stdin, os.Stdout, os.Stderr))
 		},
 	})
+}
+
+type withImages struct{ m *testing.M }
+
+func (w withImages) Run() int {
+	flag.Parse()
+	budget := time.Hour
+	if f := flag.Lookup("test.timeout"); f != nil {
+		if d, err := time.ParseDuration(f.Value.String()); err == nil && d > 0 {
+			budget = d / 2 // go test kills the binary at -timeout: the tests need the rest
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	d, err := docker.New(ctx)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: the internal/cli tests need a running Docker engine: %v\n", err)
+		return 1
+	}
+	_, err = d.EnsureImages(ctx, []string{sandbox.ImagePytest, sandbox.ImageGo}, os.Stderr)
+	d.Close(context.Background())
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: verifier images (within %s, half of go test's -timeout): %v\n", budget, err)
+		return 1
+	}
+	return w.m.Run()
 }
 
 // TestScripts runs testdata/script/*.txtar end to end: the real binary on real fixture

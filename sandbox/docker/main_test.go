@@ -1,17 +1,12 @@
 package docker
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
-	"sync"
 	"testing"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/tender-grader/tender/sandbox"
 )
@@ -47,7 +42,7 @@ func mainWithEngine(m *testing.M) int {
 	budget := imageBudget()
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
-	ids, err := ensureImages(ctx, d, os.Stderr)
+	ids, err := d.EnsureImages(ctx, testImages, os.Stderr)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "FAIL: verifier images: %v\n", err)
 		if ctx.Err() != nil {
@@ -71,51 +66,4 @@ func imageBudget() time.Duration {
 		}
 	}
 	return time.Hour
-}
-
-// ensureImages builds the missing images side by side (each recipe has its own build
-// lock, so a build by another process is waited for, not repeated), with each progress line
-// prefixed by its image.
-func ensureImages(ctx context.Context, d *Backend, progress io.Writer) (map[string]string, error) {
-	start := time.Now()
-	ids := make(map[string]string, len(testImages))
-	var mu sync.Mutex
-	var g errgroup.Group
-	for _, name := range testImages {
-		g.Go(func() error {
-			id, err := d.EnsureImage(ctx, name, &linePrefixer{w: progress, prefix: name + ": ", mu: &mu})
-			mu.Lock()
-			defer mu.Unlock()
-			ids[name] = id
-			return err
-		})
-	}
-	err := g.Wait()
-	if err == nil {
-		fmt.Fprintf(progress, "sandbox/docker: images %v ready after %s\n", testImages, time.Since(start).Round(100*time.Millisecond))
-	}
-	return ids, err
-}
-
-// linePrefixer writes complete lines only, each with a prefix, so two builds' progress can
-// share stderr.
-type linePrefixer struct {
-	w      io.Writer
-	prefix string
-	mu     *sync.Mutex
-	buf    []byte
-}
-
-func (p *linePrefixer) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.buf = append(p.buf, b...)
-	for {
-		i := bytes.IndexByte(p.buf, '\n')
-		if i < 0 {
-			return len(b), nil
-		}
-		fmt.Fprintf(p.w, "%s%s", p.prefix, p.buf[:i+1])
-		p.buf = p.buf[i+1:]
-	}
 }
