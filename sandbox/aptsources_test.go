@@ -124,8 +124,8 @@ deb mirror+file:/etc/apt/apt-mirrors.txt jammy-backports main restricted univers
 deb mirror+file:/etc/apt/apt-mirrors.txt jammy-security main restricted
 deb mirror+file:/etc/apt/apt-mirrors.txt jammy-security universe
 `,
-	"etc/apt/apt-mirrors.txt": "http://azure.ubuntu-mirror.example.test/ubuntu/\tpriority:1\nhttps://archive.ubuntu-mirror.example.test/ubuntu/\tpriority:2\nhttps://security.ubuntu-mirror.example.test/ubuntu/\tpriority:3\n",
-	"etc/apt/sources.list.d/microsoft-prod.list": "deb [arch=amd64,arm64,armhf] https://vendor.example.test/ubuntu/22.04/prod jammy main\n",
+	"etc/apt/apt-mirrors.txt":                                "http://azure.ubuntu-mirror.example.test/ubuntu/\tpriority:1\nhttps://archive.ubuntu-mirror.example.test/ubuntu/\tpriority:2\nhttps://security.ubuntu-mirror.example.test/ubuntu/\tpriority:3\n",
+	"etc/apt/sources.list.d/microsoft-prod.list":             "deb [arch=amd64,arm64,armhf] https://vendor.example.test/ubuntu/22.04/prod jammy main\n",
 	"etc/apt/sources.list.d/ondrej-ubuntu-php-jammy.sources": "Types: deb\nURIs: https://ppa.example.test/ondrej/php/ubuntu/\nSuites: jammy\nComponents: main\nSigned-By: /etc/apt/keyrings/ondrej.gpg\n",
 }
 
