@@ -64,7 +64,7 @@ func writeEnvSuite(t *testing.T, pytestID string) string {
 		pair("wrong", "", "wrong.diff", "tests/test_calc.py::test_double")
 	writeFiles(t, suite, map[string]string{"tender.yaml": manifest, "issue.md": "double() triples.\n",
 		"gold.diff": goldSrc, "wrong.diff": wrongSrc, "empty.diff": "",
-		"envs/file/Dockerfile":       "FROM tender-verifier/pytest\nCOPY tender_envmark.py /usr/lib/python3/dist-packages/tender_envmark.py\n",
+		"envs/file/Dockerfile":        "FROM tender-verifier/pytest\nCOPY tender_envmark.py /usr/lib/python3/dist-packages/tender_envmark.py\n",
 		"envs/file/tender_envmark.py": "MARK = \"dockerfile\"\n"})
 	return suite
 }
