@@ -33,15 +33,8 @@ const (
 // three environments and in the suite's own verifier, and returns it with the base commit.
 func writeEnvSuite(t *testing.T, pytestID string) string {
 	t.Helper()
-	repo := t.TempDir()
-	writeFiles(t, repo, srcLayoutRepo)
-	gitIn(t, repo, "", "init", "-q", "-b", "main")
-	gitIn(t, repo, "", "add", ".")
-	gitIn(t, repo, "", "commit", "-q", "-m", "base")
-	base := strings.TrimSpace(gitIn(t, repo, "", "rev-parse", "HEAD"))
 	suite := t.TempDir()
-	must(t, os.MkdirAll(filepath.Join(suite, "repos"), 0o755))
-	gitIn(t, repo, "", "bundle", "create", "-q", filepath.Join(suite, "repos", "calc.bundle"), "main")
+	base := bundleRepo(t, srcLayoutRepo, filepath.Join(suite, "repos", "calc.bundle"))
 	pair := func(id, env, patch string, f2p ...string) string {
 		e := ""
 		if env != "" {
@@ -67,6 +60,20 @@ func writeEnvSuite(t *testing.T, pytestID string) string {
 		"envs/file/Dockerfile":        "FROM tender-verifier/pytest\nCOPY tender_envmark.py /usr/lib/python3/dist-packages/tender_envmark.py\n",
 		"envs/file/tender_envmark.py": "MARK = \"dockerfile\"\n"})
 	return suite
+}
+
+// bundleRepo commits files in a new repository with real git and bundles it at bundle; it
+// returns the commit.
+func bundleRepo(t *testing.T, files map[string]string, bundle string) string {
+	t.Helper()
+	repo := t.TempDir()
+	writeFiles(t, repo, files)
+	gitIn(t, repo, "", "init", "-q", "-b", "main")
+	gitIn(t, repo, "", "add", ".")
+	gitIn(t, repo, "", "commit", "-q", "-m", "base")
+	must(t, os.MkdirAll(filepath.Dir(bundle), 0o755))
+	gitIn(t, repo, "", "bundle", "create", "-q", bundle, "main")
+	return strings.TrimSpace(gitIn(t, repo, "", "rev-parse", "HEAD"))
 }
 
 // TestGradeInEnvironments grades a src/ layout project in real verifiers: one environment
