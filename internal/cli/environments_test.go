@@ -153,3 +153,35 @@ func TestGradeInEnvironments(t *testing.T) {
 		t.Errorf("the bundle's input images are %v; want %s = %s, %s = %s and the pinned one", got, fileRef, fileID, sandbox.ImagePytest, pytestID)
 	}
 }
+
+// TestGradeEnvironmentImageMissing: an environment pinned to an image this machine does not
+// have fails its own pairs as error (verifier_failed, naming the environment), before any
+// verifier starts, and the other pairs are graded as usual.
+func TestGradeEnvironmentImageMissing(t *testing.T) {
+	suite := t.TempDir()
+	base := bundleRepo(t, srcLayoutRepo, filepath.Join(suite, "repos", "calc.bundle"))
+	gone := "sha256:" + strings.Repeat("0", 64)
+	writeFiles(t, suite, map[string]string{"issue.md": "double() triples.\n", "gold.diff": goldSrc,
+		"tender.yaml": "name: gone\nversion: \"1\"\nverifier:\n  python_path: [src]\nenvironments:\n  gone:\n    image: " + gone + "\n" +
+			"repositories:\n  calc: {bundle: repos/calc.bundle}\npairs:\n" +
+			fmt.Sprintf("  - {id: in-gone, environment: gone, repository: calc, base_commit: %s, issue: issue.md, patch: gold.diff, fail_to_pass: [tests/test_calc.py::test_double]}\n", base) +
+			fmt.Sprintf("  - {id: plain, repository: calc, base_commit: %s, issue: issue.md, patch: gold.diff, fail_to_pass: [tests/test_calc.py::test_double]}\n", base)})
+	out := filepath.Join(t.TempDir(), "out")
+	stdout, stderr, code := runTender(t, "grade", suite, "--out", out)
+	if code != exitOK || !strings.Contains(stderr, "tender: environment gone: FAILED: ") {
+		t.Fatalf("exit %d, want 0 with the failed environment named\n%s%s", code, stdout, stderr)
+	}
+	results := readResults(t, out).Pairs
+	byID := map[string]report.PairResult{}
+	for _, r := range results {
+		byID[r.ID] = r
+	}
+	g, p := byID["in-gone"], byID["plain"]
+	if g.Verdict != report.Error || len(g.Reasons) == 0 || g.Reasons[0].Code != report.CodeVerifierFailed ||
+		!strings.Contains(g.Reasons[0].Detail, "environment gone") || len(g.Checks) != 0 {
+		t.Errorf("in-gone: %s %+v, %d checks; want error, verifier_failed naming the environment, no check", g.Verdict, g.Reasons, len(g.Checks))
+	}
+	if p.Verdict != report.Resolved {
+		t.Errorf("plain: %s %+v, want resolved", p.Verdict, p.Reasons)
+	}
+}
