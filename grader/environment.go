@@ -38,8 +38,9 @@ const (
 )
 
 // Environment is a loaded environment. Ref is the image its verifiers run: for debian and
-// dockerfile a name derived from the recipe or context digest, so the digest names the image;
-// for image the pinned reference as written. PrepareEnvironments pins Ref to the image ID.
+// dockerfile a name derived from the recipe or context digest alone (tender-env/debian:<12
+// hex>), so the digest names the image and environments with one recipe share one image; for
+// image the pinned reference as written. The CLI sets ImageID once the image is ready.
 type Environment struct {
 	Name       string
 	Kind       string
@@ -194,7 +195,7 @@ func (l *loader) debianEnv(field string, env *Environment, r DebianDoc) error {
 		rec.Packages = append(rec.Packages, pkg)
 	}
 	env.Kind, env.Digest = EnvDebian, rec.Digest()
-	rec.Name = EnvImagePrefix + env.Name + ":" + env.Digest[:12]
+	rec.Name = EnvImagePrefix + EnvDebian + ":" + env.Digest[:12]
 	env.Recipe, env.Ref = rec, rec.Name
 	return nil
 }
@@ -242,8 +243,9 @@ func (l *loader) contextDigests(s *Suite) error {
 				}
 			}
 		}
+		inside[" dockerfile"] = strings.TrimPrefix(env.Dockerfile, env.Context+"/") // which file builds it
 		env.Digest = digestMap(inside)
-		env.Ref = EnvImagePrefix + name + ":" + env.Digest[:12]
+		env.Ref = EnvImagePrefix + EnvDockerfile + ":" + env.Digest[:12]
 	}
 	return nil
 }

@@ -104,7 +104,7 @@ func TestGradeInEnvironments(t *testing.T) {
 		built[f[0]] = f[1:]
 	}
 	fileRef, fileID := built["file"][0], built["file"][1]
-	if !strings.HasPrefix(fileRef, "tender-env/file:") || !strings.HasPrefix(fileID, "sha256:") || fileID == pytestID {
+	if !strings.HasPrefix(fileRef, "tender-env/dockerfile:") || !strings.HasPrefix(fileID, "sha256:") || fileID == pytestID {
 		t.Fatalf("image build --suite printed %q", stdout)
 	}
 	if got := built["pinned"]; len(got) != 2 || got[1] != pytestID {
