@@ -279,11 +279,7 @@ func (l *loader) argvs(field string, list [][]string) error {
 func (l *loader) pairEnvironment(field string, r *PairDoc, s *Suite) (string, error) {
 	name := r.Environment
 	if name == "" {
-		name = s.repoEnv[r.Repository]
-		field = "repositories." + r.Repository + ".environment"
-	}
-	if name == "" {
-		return "", nil
+		return s.repoEnv[r.Repository], nil // checked with the repositories
 	}
 	if _, ok := s.Environments[name]; !ok {
 		return "", l.errf(field, "%q is not in environments (known: %s)", name, knownNames(s.Environments))
