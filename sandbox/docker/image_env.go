@@ -25,18 +25,20 @@ func (d *Backend) EnsureRecipe(ctx context.Context, r sandbox.Recipe, progress i
 	if err := d.inspectFailed(ctx, r.Ref()); err != nil {
 		return "", err // the engine did not say the image is missing
 	}
+	fmt.Fprintf(progress, "image %s: missing or out of date; taking the build lock (another build of it is waited for)\n", r.Ref())
 	unlock, err := sandbox.LockBuild(ctx, r)
 	if err != nil {
 		return "", err
 	}
 	defer unlock()
-	if id, ok := d.currentImage(ctx, r); ok { // another process built it meanwhile
+	if id, ok := d.currentImage(ctx, r); ok {
+		fmt.Fprintf(progress, "image %s: built by another process meanwhile\n", r.Ref())
 		return id, nil
 	}
 	if err := d.inspectFailed(ctx, r.Ref()); err != nil {
 		return "", err
 	}
-	fmt.Fprintf(progress, "image %s: missing or out of date; building it offline\n", r.Ref())
+	fmt.Fprintf(progress, "image %s: building it offline\n", r.Ref())
 	return d.BuildImage(ctx, r, progress)
 }
 
@@ -52,16 +54,17 @@ type DockerfileBuild struct {
 // and context digest. The build has no network: a FROM must name an image on this machine.
 func (d *Backend) EnsureDockerfile(ctx context.Context, b DockerfileBuild, progress io.Writer) (string, error) {
 	progress = orDiscard(progress)
-	if in, err := d.cli.ImageInspect(ctx, b.Ref); err == nil && in.Config != nil && in.Config.Labels[LabelRecipeDigest] == b.Digest {
-		return in.ID, nil
-	} else if err != nil && !cerrdefs.IsNotFound(err) {
-		return "", fmt.Errorf("%w: inspect image %s: %w", ErrEngine, b.Ref, err)
+	if id, ok, err := d.builtFrom(ctx, b); ok || err != nil {
+		return id, err
 	}
 	unlock, err := sandbox.LockImage(ctx, b.Ref, b.Digest)
 	if err != nil {
 		return "", err
 	}
 	defer unlock()
+	if id, ok, err := d.builtFrom(ctx, b); ok || err != nil { // another process built it meanwhile
+		return id, err
+	}
 	start := time.Now()
 	fmt.Fprintf(progress, "image %s: building %s through the engine (no network)\n", b.Ref, b.Dockerfile)
 	pr, pw := io.Pipe()
@@ -86,6 +89,18 @@ func (d *Backend) EnsureDockerfile(ctx context.Context, b DockerfileBuild, progr
 	}
 	fmt.Fprintf(progress, "image %s: built %s in %s\n", b.Ref, shortID(in.ID), time.Since(start).Round(time.Second))
 	return in.ID, nil
+}
+
+// builtFrom returns the ID of b's image when one carries its tag and context digest.
+func (d *Backend) builtFrom(ctx context.Context, b DockerfileBuild) (string, bool, error) {
+	in, err := d.cli.ImageInspect(ctx, b.Ref)
+	switch {
+	case err == nil:
+		return in.ID, in.Config != nil && in.Config.Labels[LabelRecipeDigest] == b.Digest, nil
+	case cerrdefs.IsNotFound(err):
+		return "", false, nil
+	}
+	return "", false, fmt.Errorf("%w: inspect image %s: %w", ErrEngine, b.Ref, err)
 }
 
 var rePinned = regexp.MustCompile(`^(?:(.+)@)?(sha256:[0-9a-f]{64})$`)
