@@ -167,6 +167,9 @@ func (l *loader) environment(field, name string, r EnvironmentDoc, runner string
 		if env.PythonPath, err = l.pythonPath(field+".python_path", *r.PythonPath); err != nil {
 			return nil, err
 		}
+		if len(env.PythonPath) > 0 && runner != RunnerPytest {
+			return nil, l.errf(field+".python_path", "is for runner: pytest only (the bootstrap applies it); remove it")
+		}
 	}
 	if r.Setup != nil {
 		env.setSetup, env.Setup = true, *r.Setup

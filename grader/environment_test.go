@@ -159,6 +159,8 @@ func TestMalformedEnvironments(t *testing.T) {
 		{"python_path dot", sub("python_path: [src]", "python_path: [.]"), "verifier.python_path[0]", nil},
 		{"python_path twice", sub("python_path: [src]", "python_path: [src, src]"), "verifier.python_path[1]", []string{"twice"}},
 		{"environment python_path", sub("    python_path: []", "    python_path: [a//b]"), "environments.file.python_path[0]", nil},
+		{"python_path for go", sub("  python_path: [src]", "  runner: go"), "environments.deb.debian", []string{"runner is go"}},
+		{"environment python_path for go", strings.Replace(goodSuite, "pairs:", "verifier: {runner: go}\nenvironments:\n  e: {image: "+pinnedID+", python_path: [src]}\npairs:", 1), "environments.e.python_path", []string{"runner: pytest only"}},
 		{"PYTHONPATH in env", sub("  setup: [[\"true\"]]", "  setup: [[\"true\"]]\n  env: {PYTHONPATH: src}"), "verifier.env.PYTHONPATH", []string{"python_path"}},
 		{"other PYTHON var in env", sub("  setup: [[\"true\"]]", "  setup: [[\"true\"]]\n  env: {PYTHONSAFEPATH: \"1\"}"), "verifier.env.PYTHONSAFEPATH", []string{"Tender sets the interpreter's flags itself"}},
 		{"PYTHONPATH passed", sub("  setup: [[\"true\"]]", "  setup: [[\"true\"]]\n  pass_env: [PYTHONPATH]"), "verifier.pass_env[0]", []string{"python_path"}},
