@@ -116,6 +116,8 @@ func TestJudge(t *testing.T) {
 			run: Run{Report: rep(map[string]junit.Status{"t.py::test_a": junit.Failed, "t.py::test_b_a": junit.Failed, "t.py::test_c_a": junit.Failed}), JUnit: report1, Exit: 1, Ended: true}},
 		{name: "honest collection error: nothing collected, exit 2", out: ctl(planLine, end(2, digest(report1))),
 			run: Run{Report: rep(nil), JUnit: report1, Exit: 2, Ended: true}, failed: report.CodeExitCodeMismatch},
+		{name: "honest collection error in the report, no test ran: no outcome sent", out: ctl(planLine, strings.ReplaceAll(end(2, digest(report1)), "@N", "0")),
+			run: Run{Report: rep(map[string]junit.Status{"t.py": junit.Errored}), JUnit: report1, Exit: 2, Ended: true}, failed: report.CodeExitCodeMismatch},
 		{name: "killed at the deadline: no end line, no report", out: ctl(planLine), run: Run{Exit: -1, Ended: false}},
 		{name: "mutant passed", out: ctl(planLine, end(1, digest(report1))),
 			run:    Run{Report: rep(map[string]junit.Status{"t.py::test_a": junit.Passed, "t.py::test_b_a": junit.Passed, "t.py::test_c_a": junit.Passed, "t.py::x": junit.Failed}), JUnit: report1, Exit: 1, Ended: true},

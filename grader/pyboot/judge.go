@@ -213,8 +213,9 @@ func (c Control) judgeOutcomes(r Run, f *Findings) {
 		f.forged("the test process sent two outcomes for one test")
 		return
 	}
-	if len(r.Report.Cases) > 0 && e.Outcomes == 0 {
-		f.forged("the report lists tests, but the test process sent no outcome for any")
+	// A collection error is in the report but is no test's outcome: only a passed test counts.
+	if e.Outcomes == 0 && slices.ContainsFunc(r.Report.Cases, func(c junit.Case) bool { return c.Status == junit.Passed }) {
+		f.forged("the report says tests passed, but the test process sent no outcome for any")
 		return
 	}
 	if passedDigest(r.Report) != e.PassedSHA256 {
