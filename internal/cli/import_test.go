@@ -84,7 +84,7 @@ func TestImportRefusesBadRecords(t *testing.T) {
 		{"bad test list", `{"instance_id":"a__b-1","repo":"a/b","base_commit":"` + demoBase + `","patch":"","FAIL_TO_PASS":"not json"}`, "JSON list"},
 		{"empty FAIL_TO_PASS", `{"instance_id":"a__b-1","repo":"a/b","base_commit":"` + demoBase + `","patch":"","FAIL_TO_PASS":"[]"}`, "FAIL_TO_PASS is empty"},
 		{"path-like id", `{"instance_id":"../x","repo":"a/b","base_commit":"` + demoBase + `","patch":"","FAIL_TO_PASS":["t::x"]}`, "instance_id"},
-		{"no clone for repo", `{"instance_id":"a__b-1","repo":"a/b","base_commit":"` + demoBase + `","patch":"","FAIL_TO_PASS":["t::x"]}`, "--repo a/b=PATH"},
+		{"no clone for repo", `{"instance_id":"a__b-1","repo":"a/b","base_commit":"` + demoBase + `","patch":"","FAIL_TO_PASS":["t::x"]}`, "--repo a__b=PATH"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
