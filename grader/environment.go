@@ -52,6 +52,26 @@ type Environment struct {
 	Setup      [][]string
 	setPath    bool
 	setSetup   bool
+
+	// Set once before grading starts, by whoever prepares the images (the CLI):
+	ImageID string // the prepared image; verifiers run it by ID
+	Failed  string // why the image could not be prepared; the pairs of this environment are error
+}
+
+// Failure says why a pair cannot run: its environment's image could not be prepared.
+func (s *Suite) Failure(p *Pair) string {
+	if env := s.Environments[p.Environment]; env != nil && env.Failed != "" {
+		return fmt.Sprintf("environment %s: its image %s could not be prepared: %s", env.Name, env.Ref, env.Failed)
+	}
+	return ""
+}
+
+// ImageLabel is the image a pair's verifier runs, by name (not ID), for the bundle's inputs.
+func (s *Suite) ImageLabel(p *Pair) string {
+	if env := s.Environments[p.Environment]; env != nil {
+		return env.Ref
+	}
+	return s.Verifier.Image
 }
 
 // VerifierFor returns the verifier a pair runs in: the suite's, with its environment's image,
@@ -63,6 +83,9 @@ func (s *Suite) VerifierFor(p *Pair) Verifier {
 		return v
 	}
 	v.Image = env.Ref
+	if env.ImageID != "" {
+		v.Image = env.ImageID
+	}
 	if env.setPath {
 		v.PythonPath = env.PythonPath
 	}
