@@ -135,6 +135,11 @@ func (im *importer) read() error {
 				continue
 			}
 		}
+		if known[b.ID] && slices.ContainsFunc(insts, func(in swebench.Instance) bool { return in.InstanceID == b.ID }) {
+			// A second record of an imported instance: say so, but the instance is a pair.
+			im.sum.Failed = append(im.sum.Failed, b.ID+": instances "+withoutID(b))
+			continue
+		}
 		im.fail(b.ID, "instances %v", withoutID(b))
 	}
 	for _, in := range insts {

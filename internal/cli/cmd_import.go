@@ -111,6 +111,6 @@ func printImportSummary(w io.Writer, out string, sum grader.ImportSummary) {
 		fmt.Fprintf(w, "no prediction: %s (recorded as incomplete, not a pair)\n", id)
 	}
 	if len(sum.Failed) > 0 {
-		fmt.Fprintf(w, "skipped: %d instance(s) that cannot be imported (recorded as errors, not pairs)\n", len(sum.Failed))
+		fmt.Fprintf(w, "skipped: %d record(s) that cannot be imported (listed above; their instances are recorded as errors unless also imported)\n", len(sum.Failed))
 	}
 }

@@ -36,6 +36,7 @@ func TestImportKeepGoing(t *testing.T) {
 		importInstance(t, "acme__calc-2", missing, "0.3"),
 		{"instance_id": "acme__calc-3", "repo": "acme/calc", "base_commit": demoBase, "FAIL_TO_PASS": "not a list"},
 		importInstance(t, "acme__calc-4", demoBase, "0.3"),
+		importInstance(t, "acme__calc-1", demoBase, "0.3"),
 	})
 	preds := filepath.Join(work, "preds.jsonl")
 	writeJSONL(t, preds, []map[string]any{
@@ -50,8 +51,9 @@ func TestImportKeepGoing(t *testing.T) {
 	lines := errorLines(stderr)
 	want := []string{
 		"cannot import acme__calc-3: instances record 3: bad SWE-bench record",
+		"cannot import acme__calc-1: instances record 5: bad SWE-bench record: instance_id \"acme__calc-1\" appears twice",
 		"cannot import acme__calc-2: base commit " + missing + " is not in the clone",
-		"tender: bad suite: 2 instance(s) cannot be imported (listed above); nothing was written",
+		"tender: bad suite: 3 instance(s) cannot be imported (listed above); nothing was written",
 	}
 	if code != exitUsage || len(lines) != len(want) {
 		t.Fatalf("exit %d, want %d with %d lines:\n%s", code, exitUsage, len(want), stderr)
@@ -69,7 +71,7 @@ func TestImportKeepGoing(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("--keep-going: exit %d\n%s%s", code, stdout, stderr)
 	}
-	for _, w := range []string{"wrote suite " + out + ": 1 pair(s) of model model-x", "no prediction: acme__calc-4", "skipped: 2 instance(s)"} {
+	for _, w := range []string{"wrote suite " + out + ": 1 pair(s) of model model-x", "no prediction: acme__calc-4", "skipped: 3 record(s)"} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("stdout lacks %q:\n%s", w, stdout)
 		}
