@@ -190,3 +190,35 @@ func TestRepoFlagKeyForms(t *testing.T) {
 		t.Errorf("both spellings: %v, want a duplicate error", err)
 	}
 }
+
+// TestImportInfoRefused: the keys import writes are checked at load like any other: an
+// instance listed as not a pair may not be a pair, nor an unusable id, and the model is one line.
+func TestImportInfoRefused(t *testing.T) {
+	clone := demoClone(t)
+	work := t.TempDir()
+	insts := filepath.Join(work, "instances.jsonl")
+	writeJSONL(t, insts, []map[string]any{importInstance(t, "acme__calc-1", demoBase, "0.3"), importInstance(t, "acme__calc-2", demoBase, "0.3")})
+	preds := filepath.Join(work, "preds.jsonl")
+	writeJSONL(t, preds, []map[string]any{{"instance_id": "acme__calc-1", "model_patch": "", "model_name_or_path": "model-x"}})
+	out := filepath.Join(work, "suite")
+	if _, stderr, code := runTender(t, "import", "swebench", "--instances", insts, "--predictions", preds, "--repo", "acme__calc="+clone, "--out", out); code != exitOK {
+		t.Fatalf("import: exit %d\n%s", code, stderr)
+	}
+	manifest := readFile(t, filepath.Join(out, "tender.yaml"))
+	for _, tc := range []struct{ name, old, new, want string }{
+		{"listed and a pair", "- acme__calc-2", "- acme__calc-1", `swebench.no_prediction[0]: "acme__calc-1" is also a pair`},
+		{"bad id", "- acme__calc-2", "- ../x", `swebench.no_prediction[0]: "../x" is not a valid instance id`},
+		{"two-line model", "model: model-x", "model: \"a\\nb\"", "model: must be one line"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(manifest, tc.old) {
+				t.Fatalf("tender.yaml lacks %q:\n%s", tc.old, manifest)
+			}
+			must(t, os.WriteFile(filepath.Join(out, "tender.yaml"), []byte(strings.Replace(manifest, tc.old, tc.new, 1)), 0o644))
+			_, err := grader.Load(out, grader.LoadOptions{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Load = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
