@@ -84,7 +84,8 @@ func checkSpecEnv(e EnvironmentDoc) error {
 }
 
 // environment picks the spec entry of an instance's repository and version and names the
-// environment the pair runs in. Without --env every pair runs in the suite's verifier.
+// environment the pair runs in: OWNER__NAME-VERSION for a version's own entry, OWNER__NAME-any
+// for the "*" entry. Without --env every pair runs in the suite's verifier.
 func (im *importer) environment(in swebench.Instance) (string, error) {
 	if im.spec.repos == nil {
 		return "", nil
@@ -97,12 +98,11 @@ func (im *importer) environment(in swebench.Instance) (string, error) {
 	e, ok := versions[v]
 	label := v
 	if !ok {
+		// Every version the "*" entry covers shares one environment, and so one image.
 		if e, ok = versions[AnyVersion]; !ok {
 			return "", fmt.Errorf("--env %s has no entry for %s version %q; add one, or a %q entry for any version", im.spec.file, in.Repo, v, AnyVersion)
 		}
-		if v == "" {
-			label = "any"
-		}
+		label = "any"
 	}
 	name := swebench.RepoID(in.Repo) + "-" + label
 	if !report.ValidID(name) {

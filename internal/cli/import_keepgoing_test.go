@@ -96,8 +96,8 @@ func TestImportKeepGoing(t *testing.T) {
 	}
 }
 
-// TestImportEnvSpec: --env maps each repository and version to a suite environment ("*" for
-// any other version), copies a Dockerfile's build context into the suite, and fails an
+// TestImportEnvSpec: --env maps each repository and version to a suite environment (one
+// shared environment, OWNER__NAME-any, for the versions "*" covers), copies a Dockerfile's build context into the suite, and fails an
 // instance whose repository has no entry; the written suite loads with each pair's verifier.
 func TestImportEnvSpec(t *testing.T) {
 	clone := demoClone(t)
@@ -115,7 +115,8 @@ func TestImportEnvSpec(t *testing.T) {
 	other["repo"] = "other/x"
 	insts := filepath.Join(work, "instances.jsonl")
 	writeJSONL(t, insts, []map[string]any{importInstance(t, "acme__calc-1", demoBase, "0.3"),
-		importInstance(t, "acme__calc-2", demoBase, "0.4"), importInstance(t, "acme__calc-3", demoBase, "7.0"), other})
+		importInstance(t, "acme__calc-2", demoBase, "0.4"), importInstance(t, "acme__calc-3", demoBase, "7.0"),
+		importInstance(t, "acme__calc-4", demoBase, "8.0"), other})
 	out := filepath.Join(work, "suite")
 	stdout, stderr, code := runTender(t, "import", "swebench", "--instances", insts, "--env", spec, "--keep-going",
 		"--repo", "acme/calc="+clone, "--repo", "other__x="+clone, "--out", out)
@@ -125,7 +126,7 @@ func TestImportEnvSpec(t *testing.T) {
 	if !strings.Contains(stderr, "skipped other__x-1: --env "+spec+" has no entry for repository other/x") {
 		t.Errorf("stderr:\n%s", stderr)
 	}
-	if !strings.Contains(stdout, "3 pair(s) in 3 environment(s): acme__calc-0.3, acme__calc-0.4, acme__calc-7.0") {
+	if !strings.Contains(stdout, "4 pair(s) in 3 environment(s): acme__calc-0.3, acme__calc-0.4, acme__calc-any") {
 		t.Errorf("stdout:\n%s", stdout)
 	}
 	s, err := grader.Load(out, grader.LoadOptions{})
@@ -136,7 +137,7 @@ func TestImportEnvSpec(t *testing.T) {
 	for _, p := range s.Pairs {
 		byID[p.ID] = p
 	}
-	wantEnv := map[string]string{"acme__calc-1": "acme__calc-0.3", "acme__calc-2": "acme__calc-0.4", "acme__calc-3": "acme__calc-7.0"}
+	wantEnv := map[string]string{"acme__calc-1": "acme__calc-0.3", "acme__calc-2": "acme__calc-0.4", "acme__calc-3": "acme__calc-any", "acme__calc-4": "acme__calc-any"}
 	for id, env := range wantEnv {
 		if p := byID[id]; p == nil || p.Environment != env {
 			t.Errorf("%s: environment %v, want %s", id, p, env)
@@ -152,7 +153,7 @@ func TestImportEnvSpec(t *testing.T) {
 	if got := readFile(t, filepath.Join(out, "envs", "acme__calc-0.4", "requirements.txt")); got != "wrapt\n" {
 		t.Errorf("build context not copied: %q", got)
 	}
-	if e := s.Environments["acme__calc-7.0"]; e == nil || e.Kind != grader.EnvImage {
+	if e := s.Environments["acme__calc-any"]; e == nil || e.Kind != grader.EnvImage {
 		t.Errorf("image environment: %+v", e)
 	}
 }
