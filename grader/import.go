@@ -9,109 +9,370 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tender-grader/tender/gitsafe"
+	"github.com/tender-grader/tender/grader/integrity"
 	"github.com/tender-grader/tender/grader/swebench"
+	"github.com/tender-grader/tender/report"
 )
 
 // ImportOptions describe `tender import swebench`.
 type ImportOptions struct {
 	Instances   io.Reader
 	Predictions io.Reader         // nil: grade the reference patches, as SWE-bench's "gold"
-	Repos       map[string]string // OWNER/NAME -> local clone
-	Out         string            // a new or empty directory
+	Env         io.Reader         // the --env spec; nil: every pair runs in the suite's verifier
+	EnvFile     string            // the spec's path: named in errors; its dockerfiles are relative to it
+	Repos       map[string]string // repository ID (OWNER__NAME) -> local clone
+	Out         string            // a new or empty directory; written whole or not at all
 	Name        string            // suite name
 	WorkDir     string
+	KeepGoing   bool             // skip the instances that cannot be imported instead of failing
+	Progress    func(msg string) // one line per slow step; nil: quiet
 }
 
 // ImportSummary says what an import wrote.
 type ImportSummary struct {
 	Pairs        int
 	EmptyPatch   []string // predictions with an empty model patch: recorded, never run
-	NoPrediction []string // instances left out because the predictions did not cover them
+	NoPrediction []string // instances the predictions do not cover: recorded in the suite, not pairs
+	Failed       []string // one line per instance that could not be imported
+	Environments []string // environments written
 	Model        string
+}
+
+// ImportInfo is what an import records about the instance set beyond its pairs, so that a
+// SWE-bench report of the graded suite counts every instance as SWE-bench would.
+type ImportInfo struct {
+	Model    string       `yaml:"model,omitempty"`
+	SWEBench *SWEBenchSet `yaml:"swebench,omitempty"`
+}
+
+// SWEBenchSet lists the instances of the imported file that are not pairs.
+type SWEBenchSet struct {
+	NoPrediction []string `yaml:"no_prediction,omitempty"` // no prediction: SWE-bench's incomplete_ids
+	NotImported  []string `yaml:"not_imported,omitempty"`  // skipped with --keep-going: error_ids
 }
 
 // ImportSWEBench writes a self-contained suite: each repository vendored as a git bundle of
 // the base commits, each instance a pair whose candidate is the model patch (or the reference
-// patch without predictions). The written suite is loaded back before returning.
+// patch without predictions), in the environment the --env spec gives its repository and
+// version. Every instance is checked before anything is written; the suite is written into
+// a temporary directory next to Out, loaded back, and renamed into place, so a failed import
+// leaves nothing behind.
 func ImportSWEBench(ctx context.Context, o ImportOptions) (ImportSummary, error) {
-	var sum ImportSummary
-	insts, err := swebench.ReadInstances(o.Instances)
-	if err != nil {
-		return sum, fmt.Errorf("%w: instances: %v", ErrBadSuite, err)
+	im := &importer{o: o, envs: map[string]EnvironmentDoc{}, repos: map[string]*gitsafe.Repo{}}
+	defer im.close()
+	if err := im.read(); err != nil {
+		return im.sum, err
 	}
-	preds, err := readPredictions(o.Predictions, insts)
-	if err != nil {
-		return sum, err
+	if err := im.checkCommits(ctx); err != nil {
+		return im.sum, err
 	}
-	doc := SuiteDoc{Name: o.Name, Version: "1", Repositories: map[string]RepoDoc{}}
-	commits := map[string][]string{}
-	for _, in := range insts {
-		patch := in.Patch
-		if preds != nil {
-			p, ok := preds[in.InstanceID]
-			if !ok {
-				sum.NoPrediction = append(sum.NoPrediction, in.InstanceID)
-				continue
-			}
-			patch, sum.Model = "", p.ModelNameOrPath
-			if p.ModelPatch != nil {
-				patch = *p.ModelPatch
-			}
-			if len(bytes.TrimSpace([]byte(patch))) == 0 {
-				sum.EmptyPatch = append(sum.EmptyPatch, in.InstanceID)
-			}
-		}
-		id := swebench.RepoID(in.Repo)
-		if _, ok := o.Repos[in.Repo]; !ok {
-			return sum, fmt.Errorf("%w: instance %s needs repository %s; map it to a local clone with --repo %s=PATH", ErrBadSuite, in.InstanceID, in.Repo, in.Repo)
-		}
-		commits[in.Repo] = append(commits[in.Repo], in.BaseCommit)
-		pd, err := writePairFiles(o.Out, in, patch)
-		if err != nil {
-			return sum, err
-		}
-		doc.Pairs = append(doc.Pairs, pd)
-		doc.Repositories[id] = RepoDoc{Bundle: path.Join("repos", id+".bundle")}
+	if n := len(im.sum.Failed); n > 0 && !o.KeepGoing {
+		return im.sum, fmt.Errorf("%w: %d instance(s) cannot be imported (listed above); nothing was written. Fix them, or skip them with --keep-going", ErrBadSuite, n)
 	}
-	if len(doc.Pairs) == 0 {
-		return sum, fmt.Errorf("%w: no instance to import (the predictions cover none of them)", ErrBadSuite)
+	if len(im.todo) == 0 {
+		return im.sum, fmt.Errorf("%w: no instance to import (%d without a prediction, %d that cannot be imported)", ErrBadSuite, len(im.sum.NoPrediction), len(im.sum.Failed))
 	}
-	for repo, cs := range commits {
-		if err := vendorRepo(ctx, o, repo, cs); err != nil {
-			return sum, err
-		}
-	}
-	sum.Pairs = len(doc.Pairs)
-	if err := writeSuiteDoc(o.Out, doc); err != nil {
-		return sum, err
-	}
-	_, err = Load(o.Out, LoadOptions{})
-	return sum, err
+	return im.sum, im.write(ctx)
 }
 
-func readPredictions(r io.Reader, insts []swebench.Instance) (map[string]swebench.Prediction, error) {
-	if r == nil {
-		return nil, nil
+type importer struct {
+	o     ImportOptions
+	sum   ImportSummary
+	preds map[string]swebench.Prediction
+	spec  envSpec
+	todo  []importItem
+	envs  map[string]EnvironmentDoc // written environments by name
+	repos map[string]*gitsafe.Repo  // snapshots of the clones, by repository ID
+	// notImported are instances with a candidate that were skipped: SWE-bench's error_ids.
+	notImported []string
+}
+
+type importItem struct {
+	in       swebench.Instance
+	patch    string
+	env      string   // environment name, "" for the suite's verifier
+	restored []string // files the test patch touches
+}
+
+func (im *importer) fail(id, format string, a ...any) {
+	line := fmt.Sprintf(format, a...)
+	if id != "" {
+		line = id + ": " + line
+		im.notImported = append(im.notImported, id)
 	}
-	preds, err := swebench.ReadPredictions(r)
+	im.sum.Failed = append(im.sum.Failed, line)
+}
+
+// read reads the three inputs and checks each instance on its own; the clones come later.
+func (im *importer) read() error {
+	insts, bad, err := swebench.ReadInstances(im.o.Instances)
 	if err != nil {
-		return nil, fmt.Errorf("%w: predictions: %v", ErrBadSuite, err)
+		return fmt.Errorf("%w: instances: %v", ErrBadSuite, err)
 	}
 	known := map[string]bool{}
 	for _, in := range insts {
 		known[in.InstanceID] = true
 	}
-	for id := range preds {
-		if !known[id] {
-			return nil, fmt.Errorf("%w: predictions: %q is not an instance in the instances file", ErrBadSuite, id)
+	for _, b := range bad {
+		known[b.ID] = b.ID != ""
+	}
+	if im.preds, im.sum.Model, err = readPredictions(im.o.Predictions, known); err != nil {
+		return err
+	}
+	if im.spec, err = readEnvSpec(im.o.Env, im.o.EnvFile); err != nil {
+		return err
+	}
+	for _, b := range bad {
+		if im.preds != nil && b.ID != "" {
+			if _, ok := im.preds[b.ID]; !ok {
+				im.sum.NoPrediction = append(im.sum.NoPrediction, b.ID)
+				continue
+			}
+		}
+		if known[b.ID] && slices.ContainsFunc(insts, func(in swebench.Instance) bool { return in.InstanceID == b.ID }) {
+			// A second record of an imported instance: say so, but the instance is a pair.
+			im.sum.Failed = append(im.sum.Failed, b.ID+": instances "+withoutID(b))
+			continue
+		}
+		im.fail(b.ID, "instances %v", withoutID(b))
+	}
+	for _, in := range insts {
+		im.item(in)
+	}
+	return nil
+}
+
+func withoutID(b *swebench.RecordError) string {
+	return strings.Replace(b.Error(), " ("+b.ID+")", "", 1)
+}
+
+// item checks one instance and queues it.
+func (im *importer) item(in swebench.Instance) {
+	it := importItem{in: in, patch: in.Patch}
+	if im.preds != nil {
+		p, ok := im.preds[in.InstanceID]
+		if !ok {
+			im.sum.NoPrediction = append(im.sum.NoPrediction, in.InstanceID)
+			return
+		}
+		it.patch = ""
+		if p.ModelPatch != nil {
+			it.patch = *p.ModelPatch
 		}
 	}
-	return preds, nil
+	id := swebench.RepoID(in.Repo)
+	if _, ok := im.o.Repos[id]; !ok {
+		im.fail(in.InstanceID, "needs repository %s; map it to a local clone with --repo %s=PATH", in.Repo, id)
+		return
+	}
+	if err := checkPatch("test_patch", in.TestPatch); err != nil {
+		im.fail(in.InstanceID, "%v", err)
+		return
+	}
+	if err := checkPatch("patch (the reference)", in.Patch); err != nil {
+		im.fail(in.InstanceID, "%v", err)
+		return
+	}
+	it.restored = patchFiles(in.TestPatch)
+	env, err := im.environment(in)
+	if err != nil {
+		im.fail(in.InstanceID, "%v", err)
+		return
+	}
+	it.env = env
+	if im.preds != nil && len(bytes.TrimSpace([]byte(it.patch))) == 0 {
+		im.sum.EmptyPatch = append(im.sum.EmptyPatch, in.InstanceID)
+	}
+	im.todo = append(im.todo, it)
+}
+
+// checkPatch refuses an instance patch that Tender could not apply. A model patch is never
+// checked here: a broken candidate is graded (patch_failed), not left out.
+func checkPatch(field, text string) error {
+	if _, err := gitsafe.ParsePatch([]byte(text)); err != nil {
+		return fmt.Errorf("%s cannot be used: %v", field, err)
+	}
+	return nil
+}
+
+// patchFiles lists the files a test patch touches (old and new names).
+func patchFiles(text string) []string {
+	p, err := gitsafe.ParsePatch([]byte(text))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, f := range p.Files {
+		for _, name := range []string{f.OldPath, f.NewPath} {
+			if name != "" && !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+// checkCommits snapshots each clone (never running git on its own .git) and checks every
+// queued instance's base commit. A clone that is not a repository is the operator's mistake
+// and fails the import; a missing commit fails only its instance.
+func (im *importer) checkCommits(ctx context.Context) error {
+	byRepo := map[string][]importItem{}
+	for _, it := range im.todo {
+		id := swebench.RepoID(it.in.Repo)
+		byRepo[id] = append(byRepo[id], it)
+	}
+	im.todo = nil
+	for _, id := range sortedKeys(byRepo) {
+		r, err := im.snapshot(ctx, id)
+		if err != nil {
+			return err
+		}
+		for _, it := range byRepo[id] {
+			if _, err := r.ResolveCommit(ctx, it.in.BaseCommit); err != nil {
+				im.fail(it.in.InstanceID, "base commit %s is not in the clone %s (--repo %s); fetch it there, or skip the instance with --keep-going", it.in.BaseCommit, im.o.Repos[id], id)
+				continue
+			}
+			im.todo = append(im.todo, it)
+		}
+	}
+	slices.SortStableFunc(im.todo, func(a, b importItem) int { return strings.Compare(a.in.InstanceID, b.in.InstanceID) })
+	return nil
+}
+
+func (im *importer) progress(format string, a ...any) {
+	if im.o.Progress != nil {
+		im.o.Progress(fmt.Sprintf(format, a...))
+	}
+}
+
+func (im *importer) close() {
+	for _, r := range im.repos {
+		r.Close()
+	}
+}
+
+func (im *importer) snapshot(ctx context.Context, id string) (*gitsafe.Repo, error) {
+	if r, ok := im.repos[id]; ok {
+		return r, nil
+	}
+	im.progress("reading the clone of %s (%s)", id, im.o.Repos[id])
+	r, err := gitsafe.Snapshot(ctx, gitsafe.Source{Kind: gitsafe.SourceClone, Path: im.o.Repos[id]}, im.o.WorkDir)
+	if errors.Is(err, gitsafe.ErrNotRepository) || errors.Is(err, gitsafe.ErrUnsafeRepo) {
+		return nil, fmt.Errorf("%w: --repo %s=%s: %w", ErrBadSuite, id, im.o.Repos[id], errors.Unwrap(err))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--repo %s: %w", id, err)
+	}
+	im.repos[id] = r
+	return r, nil
+}
+
+// write writes the whole suite into a temporary directory beside Out, loads it back, and
+// renames it into place.
+func (im *importer) write(ctx context.Context) error {
+	parent := filepath.Dir(filepath.Clean(im.o.Out))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(im.o.Out)+".import-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp) // a no-op once renamed
+	doc, err := im.suiteDoc(tmp)
+	if err != nil {
+		return err
+	}
+	if err := im.vendorRepos(ctx, tmp); err != nil {
+		return err
+	}
+	if err := writeSuiteDoc(tmp, doc); err != nil {
+		return err
+	}
+	if _, err := Load(tmp, LoadOptions{}); err != nil {
+		return fmt.Errorf("the written suite does not load (a bug in tender import): %w", err)
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, im.o.Out); err != nil {
+		return fmt.Errorf("moving the suite into --out %s: %w", im.o.Out, err)
+	}
+	return nil
+}
+
+func (im *importer) suiteDoc(dir string) (SuiteDoc, error) {
+	doc := SuiteDoc{Name: im.o.Name, Version: "1", Repositories: map[string]RepoDoc{}}
+	restored := slices.Clone(integrity.DefaultRestored)
+	defaults := integrity.MustCompile("restored_paths", integrity.DefaultRestored, false)
+	for _, it := range im.todo {
+		pd, err := writePairFiles(dir, it.in, it.patch)
+		if err != nil {
+			return doc, err
+		}
+		pd.Environment = it.env
+		doc.Pairs = append(doc.Pairs, pd)
+		id := swebench.RepoID(it.in.Repo)
+		doc.Repositories[id] = RepoDoc{Bundle: path.Join("repos", id+".bundle")}
+		for _, f := range it.restored {
+			if q := quoteGlob(f); !defaults.Match(f) && !slices.Contains(restored, q) {
+				restored = append(restored, q)
+			}
+		}
+	}
+	slices.Sort(restored[len(integrity.DefaultRestored):])
+	doc.RestoredPaths = &restored
+	if err := im.writeEnvironments(dir, &doc); err != nil {
+		return doc, err
+	}
+	doc.Import = ImportInfo{Model: im.sum.Model}
+	if len(im.sum.NoPrediction) > 0 || len(im.notImported) > 0 {
+		set := &SWEBenchSet{NoPrediction: slices.Sorted(slices.Values(im.sum.NoPrediction)), NotImported: slices.Sorted(slices.Values(im.notImported))}
+		doc.Import.SWEBench = set
+	}
+	im.sum.Pairs = len(doc.Pairs)
+	return doc, nil
+}
+
+// quoteGlob makes a file name a doublestar pattern that matches only itself.
+func quoteGlob(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if strings.ContainsRune(`*?[]{}\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func readPredictions(r io.Reader, known map[string]bool) (map[string]swebench.Prediction, string, error) {
+	if r == nil {
+		return nil, "", nil
+	}
+	preds, err := swebench.ReadPredictions(r)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: predictions: %v", ErrBadSuite, err)
+	}
+	model := ""
+	for _, id := range sortedKeys(preds) {
+		if !known[id] {
+			return nil, "", fmt.Errorf("%w: predictions: %q is not an instance in the instances file", ErrBadSuite, id)
+		}
+		switch m := preds[id].ModelNameOrPath; {
+		case model == "":
+			model = m
+		case m != "" && m != model:
+			return nil, "", fmt.Errorf("%w: predictions: %s is by model %q but others are by %q; import one model's predictions at a time", ErrBadSuite, id, m, model)
+		}
+	}
+	return preds, model, nil
 }
 
 func writePairFiles(out string, in swebench.Instance, patch string) (PairDoc, error) {
@@ -143,28 +404,31 @@ func writePairFiles(out string, in swebench.Instance, patch string) (PairDoc, er
 	return pd, nil
 }
 
-// vendorRepo snapshots the operator's clone (never running git on its own .git) and writes a
-// bundle of the base commits into the suite.
-func vendorRepo(ctx context.Context, o ImportOptions, repo string, commits []string) error {
-	r, err := gitsafe.Snapshot(ctx, gitsafe.Source{Kind: gitsafe.SourceClone, Path: o.Repos[repo]}, o.WorkDir)
-	if errors.Is(err, gitsafe.ErrNotRepository) || errors.Is(err, gitsafe.ErrUnsafeRepo) {
-		return fmt.Errorf("%w: --repo %s=%s: %w", ErrBadSuite, repo, o.Repos[repo], errors.Unwrap(err))
-	}
-	if err != nil {
-		return fmt.Errorf("--repo %s: %w", repo, err)
-	}
-	defer r.Close()
-	sort.Strings(commits)
-	for _, c := range commits {
-		if _, err := r.ResolveCommit(ctx, c); err != nil {
-			return fmt.Errorf("%w: --repo %s: base commit %s is not in the clone: %v", ErrBadSuite, repo, c, err)
+// vendorRepos writes one bundle per repository holding its instances' base commits.
+func (im *importer) vendorRepos(ctx context.Context, dir string) error {
+	commits := map[string][]string{}
+	for _, it := range im.todo {
+		id := swebench.RepoID(it.in.Repo)
+		if !slices.Contains(commits[id], it.in.BaseCommit) {
+			commits[id] = append(commits[id], it.in.BaseCommit)
 		}
 	}
-	dst := filepath.Join(o.Out, "repos", swebench.RepoID(repo)+".bundle")
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
+	for _, id := range sortedKeys(commits) {
+		r, err := im.snapshot(ctx, id)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(dir, "repos", id+".bundle")
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		slices.Sort(commits[id])
+		im.progress("writing %s: %d base commit(s)", filepath.ToSlash(filepath.Join("repos", id+".bundle")), len(commits[id]))
+		if err := r.WriteBundle(ctx, dst, commits[id]); err != nil {
+			return fmt.Errorf("--repo %s: writing the bundle: %w", id, err)
+		}
 	}
-	return r.WriteBundle(ctx, dst, commits)
+	return nil
 }
 
 func writeSuiteDoc(out string, doc SuiteDoc) error {
@@ -176,4 +440,44 @@ func writeSuiteDoc(out string, doc SuiteDoc) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(out, SuiteFile), buf.Bytes(), 0o644)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+}
+
+// importInfo checks the keys tender import writes: the model name is one short line, and an
+// instance listed as not a pair is a valid id that is not also a pair's.
+func (l *loader) importInfo(in ImportInfo, pairs map[string]int) (ImportInfo, error) {
+	if len(in.Model) > 300 || strings.ContainsAny(in.Model, "\r\n") {
+		return in, l.errf("model", "must be one line of at most 300 bytes")
+	}
+	if in.SWEBench == nil {
+		return in, nil
+	}
+	seen := map[string]string{}
+	for _, list := range []struct {
+		field string
+		ids   []string
+	}{{"swebench.no_prediction", in.SWEBench.NoPrediction}, {"swebench.not_imported", in.SWEBench.NotImported}} {
+		for i, id := range list.ids {
+			field := fmt.Sprintf("%s[%d]", list.field, i)
+			switch _, isPair := pairs[id]; {
+			case !report.ValidID(id):
+				return in, l.errf(field, "%q is not a valid instance id", id)
+			case isPair:
+				return in, l.errf(field, "%q is also a pair; an instance is either graded or listed here", id)
+			case seen[id] != "":
+				return in, l.errf(field, "%q is also in %s", id, seen[id])
+			}
+			seen[id] = list.field
+		}
+	}
+	return in, nil
 }

@@ -38,6 +38,7 @@ type LoadOptions struct {
 type SuiteDoc struct {
 	Name           string                    `yaml:"name,omitempty"`
 	Version        string                    `yaml:"version,omitempty"`
+	Import         ImportInfo                `yaml:",inline"` // model and instance set (import.go)
 	Repositories   map[string]RepoDoc        `yaml:"repositories,omitempty"`
 	Verifier       VerifierDoc               `yaml:"verifier,omitempty"`
 	Environments   map[string]EnvironmentDoc `yaml:"environments,omitempty"`
@@ -282,6 +283,9 @@ func (l *loader) build(raw *SuiteDoc, lines []int, opts LoadOptions) (*Suite, er
 			p.Line = lines[i]
 		}
 		s.Pairs = append(s.Pairs, p)
+	}
+	if s.Import, err = l.importInfo(raw.Import, seen); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

@@ -64,6 +64,7 @@ type Suite struct {
 	Pairs          []*Pair
 	Files          map[string]string // suite-relative path -> sha256 of every file in the suite directory
 	Digest         string            // sha256 over the sorted Files list
+	Import         ImportInfo        // what tender import recorded: the model, instances that are not pairs
 
 	repoEnv map[string]string // repository ID -> its environment, while pairs load
 }

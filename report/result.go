@@ -129,4 +129,11 @@ type Results struct {
 	Finished     time.Time       `json:"finished"` // volatile
 	Counts       map[Verdict]int `json:"counts"`
 	Pairs        []PairResult    `json:"pairs"`
+	// Model is the model whose patches the suite holds (SWE-bench's model_name_or_path).
+	Model string `json:"model,omitempty"`
+	// NoPrediction and NotImported are instances of an imported SWE-bench file that are not
+	// pairs: the predictions did not cover them, or import skipped them (--keep-going). The
+	// SWE-bench report counts them, as SWE-bench counts every instance of its dataset.
+	NoPrediction []string `json:"no_prediction,omitempty"`
+	NotImported  []string `json:"not_imported,omitempty"`
 }

@@ -315,7 +315,15 @@ func normalized(r Results) Results {
 	if r.Pairs == nil {
 		r.Pairs = []PairResult{}
 	}
+	r.NoPrediction, r.NotImported = sortedIDs(r.NoPrediction), sortedIDs(r.NotImported)
 	return r
+}
+
+func sortedIDs(ids []string) []string {
+	if ids == nil {
+		return nil
+	}
+	return slices.Sorted(slices.Values(ids))
 }
 
 // writeFileAtomic writes data to a temporary file beside path, syncs it and renames it over

@@ -79,12 +79,35 @@ func writeSummaryHead(b *strings.Builder, r Results) {
 			facts = append(facts, f.name+" "+mdText(f.val, maxCell))
 		}
 	}
+	if r.Model != "" {
+		facts = append(facts, "model "+mdText(r.Model, maxCell))
+	}
 	facts = append(facts, fmt.Sprintf("%d pairs", len(r.Pairs)))
 	fmt.Fprintf(b, "%s\n\n", strings.Join(facts, " · "))
 	writeCounts(b, r)
+	writeNotGraded(b, r)
 	b.WriteString("## Pairs\n\n")
-	b.WriteString("| Pair | Verdict | Expected | SWE-bench rules | Reasons | Duration | Files |\n")
+	b.WriteString(rulesNote)
+	b.WriteString("| Pair | Verdict (Tender's rule) | Expected | SWE-bench's rule, same run | Reasons | Duration | Files |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | ---: | --- |\n")
+}
+
+// rulesNote says what the two grade columns are, as neither is what SWE-bench itself would
+// report: SWE-bench runs the tests its own way, unhardened, and parses the log.
+const rulesNote = "Tender's rule: each required test reported once, passed, in the hardened run. " +
+	"SWE-bench's rule: SWE-bench's grading of that same run's tests, not what SWE-bench's harness would report.\n\n"
+
+// writeNotGraded names the instances of an imported SWE-bench file that are not pairs.
+func writeNotGraded(b *strings.Builder, r Results) {
+	for _, l := range []struct {
+		what string
+		ids  []string
+	}{{"without a prediction (incomplete)", r.NoPrediction}, {"skipped by the import (error)", r.NotImported}} {
+		if len(l.ids) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "**%d instance(s) %s**, not graded: %s\n\n", len(l.ids), l.what, mdText(strings.Join(l.ids, ", "), 4*maxCell))
+	}
 }
 
 func writeCounts(b *strings.Builder, r Results) {
@@ -107,13 +130,27 @@ func writeCounts(b *strings.Builder, r Results) {
 
 func pairRow(p PairResult) string {
 	dir := PairDir(p.ID) + "/"
-	files := fmt.Sprintf("[files](%s)", dir)
-	if swebenchCompleted(p) {
-		files += fmt.Sprintf(" · [report.json](%s%s)", dir, PairReport)
+	files := "—"
+	switch {
+	case swebenchCompleted(p):
+		files = fmt.Sprintf("[files](%s) · [report.json](%s%s)", dir, dir, PairReport)
+	case pairHasLogs(p):
+		files = fmt.Sprintf("[files](%s)", dir)
 	}
 	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s |\n",
 		mdText(p.ID, maxCell), mdText(string(p.Verdict), 40), expectCell(p), sweCell(p),
 		reasonsCell(p.Reasons), duration(p.DurationMillis), files)
+}
+
+// pairHasLogs reports whether the run wrote files into the pair's directory. A pair with an
+// empty patch, or one refused before any verifier ran, has none: no link may point there.
+func pairHasLogs(p PairResult) bool {
+	for _, c := range p.Checks {
+		if c.LogFile != "" {
+			return true
+		}
+	}
+	return slices.ContainsFunc(p.Reasons, func(r Reason) bool { return r.Code == CodeInternalPanic })
 }
 
 func expectCell(p PairResult) string {

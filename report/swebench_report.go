@@ -14,6 +14,11 @@ import (
 // error_ids; neither is completed. integrity_violation_ids is Tender's addition; those pairs
 // are also in completed_ids and unresolved_ids, as SWE-bench counts a patch that was graded
 // and not resolved.
+//
+// Instances of an imported file that are not pairs count as make_run_report counts its whole
+// dataset: one without a prediction is in incomplete_ids (and not submitted); one that import
+// skipped (--keep-going) had a candidate that could not be run, so it is submitted and in
+// error_ids. total_instances counts both.
 type SWEBenchRunReport struct {
 	TotalInstances        int      `json:"total_instances"`
 	SubmittedInstances    int      `json:"submitted_instances"`
@@ -36,10 +41,14 @@ type SWEBenchRunReport struct {
 // SWEBenchInstanceReport is the value in a pair's report.json, keyed by pair ID as
 // SWE-bench's get_eval_report does. SWEBenchResolution is Tender's addition: what
 // SWE-bench's rules make of the same test statuses, for comparison with Resolved.
+//
+// PatchApplied is null when Tender never tried the patch: the integrity pre-scan rejected it
+// first. SWE-bench has no pre-scan; it would have applied the patch, so its own field says only
+// whether git apply worked. false means Tender tried the patch and it did not apply.
 type SWEBenchInstanceReport struct {
 	PatchIsNone        bool             `json:"patch_is_None"`
 	PatchExists        bool             `json:"patch_exists"`
-	PatchApplied       bool             `json:"patch_successfully_applied"`
+	PatchApplied       *bool            `json:"patch_successfully_applied"`
 	Resolved           bool             `json:"resolved"`
 	TestsStatus        *TestsStatus     `json:"tests_status,omitempty"`
 	SWEBenchResolution ResolutionStatus `json:"swebench_resolution,omitempty"`
@@ -74,7 +83,13 @@ func MakeSWEBenchRunReport(r Results) SWEBenchRunReport {
 		rep.ResolvedIDs, rep.UnresolvedIDs, rep.ErrorIDs, rep.IntegrityViolationIDs} {
 		slices.Sort(ls)
 	}
-	rep.TotalInstances = len(r.Pairs)
+	rep.IncompleteIDs = append(rep.IncompleteIDs, r.NoPrediction...)
+	rep.ErrorIDs = append(rep.ErrorIDs, r.NotImported...)
+	rep.SubmittedIDs = append(rep.SubmittedIDs, r.NotImported...)
+	for _, ls := range [][]string{rep.IncompleteIDs, rep.ErrorIDs, rep.SubmittedIDs} {
+		slices.Sort(ls)
+	}
+	rep.TotalInstances = len(r.Pairs) + len(r.NoPrediction) + len(r.NotImported)
 	rep.SubmittedInstances = len(rep.SubmittedIDs)
 	rep.CompletedInstances = len(rep.CompletedIDs)
 	rep.ResolvedInstances = len(rep.ResolvedIDs)
@@ -95,15 +110,29 @@ func swebenchCompleted(p PairResult) bool {
 func MakeSWEBenchInstanceReport(p PairResult) SWEBenchInstanceReport {
 	rep := SWEBenchInstanceReport{
 		PatchExists:  !p.EmptyPatch,
-		PatchApplied: len(p.Checks) > 0,
+		PatchApplied: patchApplied(p),
 		Resolved:     p.Verdict == Resolved,
 	}
-	if rep.PatchApplied {
+	if len(p.Checks) > 0 {
 		res, ts := SWEBenchResolution(p.FailToPass, p.PassToPass, MergedTests(p))
 		rep.TestsStatus, rep.SWEBenchResolution = &ts, res
 	}
 	return rep
 }
+
+// patchApplied is true when a check ran (the patch applied first), false when Tender tried
+// the patch and it did not apply or parse, and nil when it was never tried.
+func patchApplied(p PairResult) *bool {
+	applied := len(p.Checks) > 0
+	if !applied && !slices.ContainsFunc(p.Reasons, func(r Reason) bool { return patchTried[r.Code] }) {
+		return nil
+	}
+	return &applied
+}
+
+// patchTried are the codes that say the candidate patch was tried and did not apply. A patch
+// over the size limit (patch_too_large) was never parsed, so it was not tried.
+var patchTried = map[Code]bool{CodePatchFailed: true}
 
 // MergedTests joins the per-test statuses of a pair's checks. Should two checks report the
 // same ID, a status other than passed wins.

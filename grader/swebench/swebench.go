@@ -30,7 +30,43 @@ type Instance struct {
 	ProblemStatement string   `json:"problem_statement"`
 	FailToPass       TestList `json:"FAIL_TO_PASS"`
 	PassToPass       TestList `json:"PASS_TO_PASS"`
+	Version          Version  `json:"version"`
 }
+
+// Version is an instance's environment version ("2.14"). The datasets write it as a string;
+// a number is taken as written in the file, so 2.10 stays "2.10".
+type Version string
+
+func (v *Version) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*v = Version(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("version must be a string such as \"2.14\"")
+	}
+	*v = Version(n.String())
+	return nil
+}
+
+// RecordError is one record that cannot be imported. The other records can: with
+// --keep-going the import skips it.
+type RecordError struct {
+	N   int    // 1-based record number (the line of a JSONL file)
+	ID  string // the record's instance_id, when it has a readable one
+	Err error
+}
+
+func (e *RecordError) Error() string {
+	if e.ID != "" {
+		return fmt.Sprintf("record %d (%s): %v", e.N, e.ID, e.Err)
+	}
+	return fmt.Sprintf("record %d: %v", e.N, e.Err)
+}
+
+func (e *RecordError) Unwrap() error { return e.Err }
 
 // Prediction is one model's patch for one instance.
 type Prediction struct {
@@ -71,26 +107,37 @@ var (
 // RepoID is the suite repository ID of an OWNER/NAME repo, as SWE-bench spells it in ids.
 func RepoID(repo string) string { return strings.ReplaceAll(repo, "/", "__") }
 
-// ReadInstances reads a JSONL file (or a JSON array) of instances and validates each.
-func ReadInstances(r io.Reader) ([]Instance, error) {
-	var out []Instance
+// ReadInstances reads a JSONL file (or a JSON array) of instances and validates each. A record
+// that cannot be imported is returned in bad, and reading goes on; err is for a file that
+// cannot be read as records at all.
+func ReadInstances(r io.Reader) (good []Instance, bad []*RecordError, err error) {
 	seen := map[string]bool{}
-	err := readRecords(r, func(n int, raw json.RawMessage) error {
+	err = readRecords(r, func(n int, raw json.RawMessage) error {
 		var in Instance
+		var idOnly struct {
+			InstanceID string `json:"instance_id"`
+		}
+		if json.Unmarshal(raw, &idOnly) == nil && report.ValidID(idOnly.InstanceID) {
+			in.InstanceID = idOnly.InstanceID
+		}
+		fail := func(e error) error {
+			bad = append(bad, &RecordError{N: n, ID: in.InstanceID, Err: e})
+			return nil
+		}
 		if err := json.Unmarshal(raw, &in); err != nil {
-			return fmt.Errorf("record %d: %w: %v", n, ErrBadRecord, err)
+			return fail(fmt.Errorf("%w: %v", ErrBadRecord, err))
 		}
 		if err := in.validate(); err != nil {
-			return fmt.Errorf("record %d (%s): %w", n, in.InstanceID, err)
+			return fail(err)
 		}
 		if seen[in.InstanceID] {
-			return fmt.Errorf("record %d: %w: instance_id %q appears twice", n, ErrBadRecord, in.InstanceID)
+			return fail(fmt.Errorf("%w: instance_id %q appears twice", ErrBadRecord, in.InstanceID))
 		}
 		seen[in.InstanceID] = true
-		out = append(out, in)
+		good = append(good, in)
 		return nil
 	})
-	return out, err
+	return good, bad, err
 }
 
 func (in *Instance) validate() error {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/grader/swebench"
 	"github.com/tender-grader/tender/report/bundle"
 	"github.com/tender-grader/tender/sandbox"
 	"github.com/tender-grader/tender/sandbox/docker"
@@ -117,6 +118,9 @@ func parseRepoFlags(flags []string) (map[string]string, error) {
 		if !ok || id == "" || path == "" {
 			return nil, usageError("--repo %q: write it as ID=PATH", r)
 		}
+		// The repository ID is canonical (OWNER__NAME for an imported suite); SWE-bench's
+		// OWNER/NAME is accepted as its spelling of the same ID.
+		id = swebench.RepoID(id)
 		if _, dup := repos[id]; dup {
 			return nil, usageError("--repo %s is given twice", id)
 		}

@@ -6,20 +6,23 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/tender-grader/tender/grader"
 )
 
-const importUsage = "import swebench --instances I.jsonl [--predictions P.jsonl] --repo OWNER/NAME=PATH... --out DIR [--name NAME]"
+const importUsage = "import swebench --instances I.jsonl [--predictions P.jsonl] [--env SPEC.yaml] [--keep-going] --repo OWNER__NAME=PATH... --out DIR [--name NAME]"
 
 func cmdImport(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlags(inv, "import", importUsage)
 	instances := fs.String("instances", "", "SWE-bench instances `file` (JSONL or a JSON array)")
 	predictions := fs.String("predictions", "", "predictions `file`; without it the reference patches are graded")
+	envFile := fs.String("env", "", "environment spec `file`: OWNER/NAME -> version -> environment (see the README)")
+	keepGoing := fs.Bool("keep-going", false, "skip the instances that cannot be imported (each is reported) instead of failing")
 	out := fs.String("out", "", "new suite `directory` to write")
 	name := fs.String("name", "swebench", "suite `name`")
 	var repoFlags multiFlag
-	fs.Var(&repoFlags, "repo", "local clone of a repository, `OWNER/NAME=PATH` (repeatable)")
+	fs.Var(&repoFlags, "repo", "local clone of a repository, `OWNER__NAME=PATH` (the suite's repository ID, as for grade; OWNER/NAME is accepted too) (repeatable)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -31,40 +34,83 @@ func cmdImport(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
-	if entries, err := os.ReadDir(*out); err == nil && len(entries) > 0 {
-		return usageError("--out %s is not empty; choose a new directory", *out)
-	}
-	in, err := openInput("--instances", *instances)
-	if err != nil {
+	if err := checkImportOut(*out); err != nil {
 		return err
 	}
-	defer in.Close()
-	var pred io.Reader
-	if *predictions != "" {
-		f, err := openInput("--predictions", *predictions)
+	o := grader.ImportOptions{Repos: repos, Out: *out, Name: *name, KeepGoing: *keepGoing, EnvFile: *envFile,
+		Progress: func(msg string) { fmt.Fprintf(inv.Stderr, "import: %s\n", msg) }}
+	var closers []io.Closer
+	defer func() {
+		for _, c := range closers {
+			c.Close()
+		}
+	}()
+	for _, in := range []struct {
+		flag, file string
+		dst        *io.Reader
+	}{{"--instances", *instances, &o.Instances}, {"--predictions", *predictions, &o.Predictions}, {"--env", *envFile, &o.Env}} {
+		if in.file == "" {
+			continue
+		}
+		f, err := openInput(in.flag, in.file)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		pred = f
+		closers = append(closers, f)
+		*in.dst = f
 	}
-	sum, err := grader.ImportSWEBench(ctx, grader.ImportOptions{Instances: in, Predictions: pred, Repos: repos, Out: *out, Name: *name})
+	sum, err := grader.ImportSWEBench(ctx, o)
+	for _, line := range sum.Failed {
+		verb := "cannot import"
+		if *keepGoing && err == nil {
+			verb = "skipped"
+		}
+		fmt.Fprintf(inv.Stderr, "%s %s\n", verb, line)
+	}
 	if errors.Is(err, grader.ErrBadSuite) {
 		return withCode(exitUsage, err)
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(inv.Stdout, "wrote suite %s: %d pair(s)", *out, sum.Pairs)
-	if sum.Model != "" {
-		fmt.Fprintf(inv.Stdout, " of model %s", sum.Model)
+	printImportSummary(inv.Stdout, *out, sum)
+	return nil
+}
+
+// checkImportOut refuses an --out that holds anything: the import renames a complete suite
+// into place, so a rerun after a failure starts clean.
+func checkImportOut(out string) error {
+	info, err := os.Stat(out)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return usageError("--out %s: %v", out, err)
+	case !info.IsDir():
+		return usageError("--out %s is not a directory; choose a new directory", out)
 	}
-	fmt.Fprintln(inv.Stdout)
-	for _, id := range sum.EmptyPatch {
-		fmt.Fprintf(inv.Stdout, "empty model patch: %s (recorded; it will not be run)\n", id)
-	}
-	for _, id := range sum.NoPrediction {
-		fmt.Fprintf(inv.Stdout, "no prediction: %s (left out)\n", id)
+	if entries, err := os.ReadDir(out); err != nil || len(entries) > 0 {
+		return usageError("--out %s is not empty; choose a new directory", out)
 	}
 	return nil
+}
+
+func printImportSummary(w io.Writer, out string, sum grader.ImportSummary) {
+	fmt.Fprintf(w, "wrote suite %s: %d pair(s)", out, sum.Pairs)
+	if sum.Model != "" {
+		fmt.Fprintf(w, " of model %s", sum.Model)
+	}
+	if len(sum.Environments) > 0 {
+		fmt.Fprintf(w, " in %d environment(s): %s", len(sum.Environments), strings.Join(sum.Environments, ", "))
+	}
+	fmt.Fprintln(w)
+	for _, id := range sum.EmptyPatch {
+		fmt.Fprintf(w, "empty model patch: %s (recorded; it will not be run)\n", id)
+	}
+	for _, id := range sum.NoPrediction {
+		fmt.Fprintf(w, "no prediction: %s (recorded as incomplete, not a pair)\n", id)
+	}
+	if len(sum.Failed) > 0 {
+		fmt.Fprintf(w, "skipped: %d record(s) that cannot be imported (listed above; their instances are recorded as errors unless also imported)\n", len(sum.Failed))
+	}
 }

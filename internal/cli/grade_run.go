@@ -129,6 +129,10 @@ func (g *gradeRun) finish(results []report.PairResult, backend sandbox.Backend, 
 		Schema: report.SchemaVersion, Tool: g.inv.Version, Suite: g.suite.Name, SuiteVersion: g.suite.Version,
 		SuiteDigest: g.suite.Digest, Shard: shard.String(), Backend: backend.Name(),
 		Started: g.start, Finished: time.Now(), Counts: map[report.Verdict]int{}, Pairs: results,
+		Model: g.suite.Import.Model,
+	}
+	if sw := g.suite.Import.SWEBench; sw != nil {
+		res.NoPrediction, res.NotImported = sw.NoPrediction, sw.NotImported
 	}
 	for _, r := range results {
 		res.Counts[r.Verdict]++

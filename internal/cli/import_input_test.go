@@ -32,15 +32,26 @@ func TestImportRefusesHostileInputs(t *testing.T) {
 		{"two arrays", []string{"--instances", twoArrays}, "after the JSON array"},
 		{"instances is a FIFO", []string{"--instances", fifo}, "--instances " + fifo + " is not a regular file"},
 		{"predictions is a FIFO", []string{"--instances", good, "--predictions", fifo}, "--predictions " + fifo + " is not a regular file"},
-		{"repo is not a repository", []string{"--instances", good, "--repo", "a/b=" + notRepo}, "--repo a/b=" + notRepo + ": not a git repository"},
+		{"repo is not a repository", []string{"--instances", good, "--repo", "a/b=" + notRepo}, "--repo a__b=" + notRepo + ": not a git repository"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"import", "swebench", "--out", filepath.Join(work, "out"+string(rune('a'+i)))}, tc.args...)
 			_, stderr, code := runTender(t, args...)
-			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			lines := errorLines(stderr)
 			if code != exitUsage || len(lines) != 1 || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d, want %d and one line with %q:\n%s", code, exitUsage, tc.want, stderr)
 			}
 		})
 	}
+}
+
+// errorLines drops import's progress lines ("import: ...") from stderr.
+func errorLines(stderr string) []string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		if !strings.HasPrefix(l, "import: ") {
+			out = append(out, l)
+		}
+	}
+	return out
 }

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,7 +25,7 @@ func TestImportSWEBench(t *testing.T) {
 			"test_patch": testPatch, "problem_statement": "format_number puts a comma after the minus sign",
 			"FAIL_TO_PASS": f2p, "PASS_TO_PASS": []string{"tests/test_arithmetic.py::test_mean"}, "version": "0.3"}
 	}
-	writeJSONL(t, filepath.Join(work, "instances.jsonl"), []map[string]any{inst("acme__calc-1"), inst("acme__calc-2"), inst("acme__calc-3")})
+	writeJSONL(t, filepath.Join(work, "instances.jsonl"), []map[string]any{inst("acme__calc-1"), inst("acme__calc-2"), inst("acme__calc-3"), inst("acme__calc-4")})
 	writeJSONL(t, filepath.Join(work, "preds.jsonl"), []map[string]any{
 		{"instance_id": "acme__calc-1", "model_patch": gold, "model_name_or_path": "model-x"},
 		{"instance_id": "acme__calc-2", "model_patch": wrong, "model_name_or_path": "model-x"},
@@ -35,7 +37,7 @@ func TestImportSWEBench(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
 	}
-	for _, want := range []string{"wrote suite", "3 pair(s) of model model-x", "empty model patch: acme__calc-3"} {
+	for _, want := range []string{"wrote suite", "3 pair(s) of model model-x", "empty model patch: acme__calc-3", "no prediction: acme__calc-4"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("import output lacks %q:\n%s", want, out)
 		}
@@ -70,9 +72,33 @@ func TestImportSWEBench(t *testing.T) {
 			t.Errorf("%s: verdict %s, want %s", id, got[id], v)
 		}
 	}
-	summary := readFile(t, filepath.Join(bundle, "swebench-summary.json"))
-	if !strings.Contains(summary, `"empty_patch_ids": [`) || !strings.Contains(summary, "acme__calc-3") {
-		t.Errorf("swebench-summary.json:\n%s", summary)
+	var sum report.SWEBenchRunReport
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(bundle, "swebench-summary.json"))), &sum); err != nil {
+		t.Fatal(err)
+	}
+	// acme__calc-4 has no prediction: SWE-bench counts it in total_instances and incomplete_ids.
+	if sum.TotalInstances != 4 || sum.SubmittedInstances != 3 || !slices.Equal(sum.IncompleteIDs, []string{"acme__calc-4"}) ||
+		!slices.Equal(sum.EmptyPatchIDs, []string{"acme__calc-3"}) || !slices.Equal(sum.ResolvedIDs, []string{"acme__calc-1"}) {
+		t.Errorf("swebench-summary.json: %+v", sum)
+	}
+	var res report.Results
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(bundle, "results.json"))), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Model != "model-x" || !slices.Equal(res.NoPrediction, []string{"acme__calc-4"}) {
+		t.Errorf("results.json: model %q, no_prediction %v", res.Model, res.NoPrediction)
+	}
+	md := readFile(t, filepath.Join(bundle, "summary.md"))
+	for _, want := range []string{"model model\\-x", "1 instance(s) without a prediction (incomplete)**", "Verdict (Tender's rule)", "SWE-bench's rule, same run"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("summary.md lacks %q", want)
+		}
+	}
+	if strings.Contains(md, "pairs/acme__calc-3/") {
+		t.Error("summary.md links the empty-patch pair's directory, which the bundle does not hold")
+	}
+	if rep := readFile(t, filepath.Join(bundle, "pairs", "acme__calc-2", "report.json")); !strings.Contains(rep, `"patch_successfully_applied": true`) {
+		t.Errorf("wrong-fix report.json:\n%s", rep)
 	}
 }
 
@@ -84,7 +110,7 @@ func TestImportRefusesBadRecords(t *testing.T) {
 		{"bad test list", `{"instance_id":"a__b-1","repo":"a/b","base_commit":"` + demoBase + `","patch":"","FAIL_TO_PASS":"not json"}`, "JSON list"},
 		{"empty FAIL_TO_PASS", `{"instance_id":"a__b-1","repo":"a/b","base_commit":"` + demoBase + `","patch":"","FAIL_TO_PASS":"[]"}`, "FAIL_TO_PASS is empty"},
 		{"path-like id", `{"instance_id":"../x","repo":"a/b","base_commit":"` + demoBase + `","patch":"","FAIL_TO_PASS":["t::x"]}`, "instance_id"},
-		{"no clone for repo", `{"instance_id":"a__b-1","repo":"a/b","base_commit":"` + demoBase + `","patch":"","FAIL_TO_PASS":["t::x"]}`, "--repo a/b=PATH"},
+		{"no clone for repo", `{"instance_id":"a__b-1","repo":"a/b","base_commit":"` + demoBase + `","patch":"","FAIL_TO_PASS":["t::x"]}`, "--repo a__b=PATH"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
