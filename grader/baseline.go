@@ -100,7 +100,7 @@ func (pl *pipeline) baselineKey() string {
 }
 
 // verifier is the verifier of this pair.
-func (pl *pipeline) verifier() Verifier { return pl.suite.Verifier }
+func (pl *pipeline) verifier() Verifier { return pl.suite.VerifierFor(pl.pair) }
 
 // baseline returns the instance's baseline, running it on first use, and copies it into the
 // pair's bundle directory.
