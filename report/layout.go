@@ -22,6 +22,8 @@ const (
 	SummaryMarkdown = "summary.md"
 	PairsDir        = "pairs"
 	PairReport      = "report.json"
+	// ValidationJSON is what `tender validate --run --out DIR` writes: one entry an instance.
+	ValidationJSON = "validation.json"
 )
 
 // ErrUnsafePairID marks a pair ID that cannot name a directory safely.
