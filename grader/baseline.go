@@ -84,11 +84,12 @@ var baselineRuns = struct {
 	m map[string]*baselineOnce
 }{m: map[string]*baselineOnce{}}
 
+// baselineOnce runs one baseline at a time; a failure to run it is not kept, so the next
+// pair of the instance tries again.
 type baselineOnce struct {
-	once sync.Once
-	b    *baseline
-	log  []byte
-	err  error
+	mu  sync.Mutex
+	b   *baseline
+	log []byte
 }
 
 // baselineKey is everything the collection depends on.
@@ -113,9 +114,14 @@ func (pl *pipeline) baseline(ctx context.Context) (*baseline, error) {
 		baselineRuns.m[pl.opts.RunID+"/"+key] = e
 	}
 	baselineRuns.Unlock()
-	e.once.Do(func() { e.b, e.log, e.err = pl.collect(ctx, key) })
-	if e.err != nil {
-		return nil, e.err
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.b == nil {
+		b, log, err := pl.collect(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		e.b, e.log = b, log
 	}
 	if err := pl.saveBaseline(e.b, e.log); err != nil {
 		return nil, stop(report.Error, report.CodeWorkspaceFailed, err.Error())
@@ -125,7 +131,7 @@ func (pl *pipeline) baseline(ctx context.Context) (*baseline, error) {
 
 // collect runs the collection in a fresh verifier.
 func (pl *pipeline) collect(ctx context.Context, key string) (*baseline, []byte, error) {
-	root, err := scratch.MkdirTemp(pl.opts.WorkDir, "tender-baseline-")
+	root, err := scratch.MkdirTemp(pl.opts.WorkDir, "tender-check-")
 	if err != nil {
 		return nil, nil, infraStop(report.CodeWorkspaceFailed, err)
 	}
@@ -208,14 +214,19 @@ func readCollect(stdout, nonce string, b *baseline) []string {
 	return nil
 }
 
-var reErrorLine = regexp.MustCompile(`(?m)^E\s+(\S.*)$|^(\S*(Error|Exception)\b.*)$`)
+var (
+	rePytestE   = regexp.MustCompile(`(?m)^E\s+(\S.*)$`)
+	reErrorWord = regexp.MustCompile(`(?m)^(\S*(Error|Exception)\b.*)$`)
+)
 
 // firstErrorLine is the line that says why the collection failed: pytest's first "E   " line,
 // or else the first line naming an error; capped.
 func firstErrorLine(texts []string) string {
-	for _, t := range texts {
-		if g := reErrorLine.FindStringSubmatch(t); g != nil {
-			return capLine(strings.TrimSpace(g[1] + g[2]))
+	for _, re := range []*regexp.Regexp{rePytestE, reErrorWord} {
+		for _, t := range texts {
+			if g := re.FindStringSubmatch(t); g != nil {
+				return capLine(strings.TrimSpace(g[1]))
+			}
 		}
 	}
 	for _, t := range texts {

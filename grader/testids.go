@@ -25,13 +25,10 @@ const (
 	idUnbalanced         // a closing bracket with no opening one: no cut produces this
 )
 
-// shapeOf reads the brackets of a pytest node ID's last part (parameters of a test in a class
-// or a module). Parameters may hold brackets of their own ("test_x[[1, 2]]").
+// shapeOf reads the brackets of a pytest node ID: the parameters start at the first '[' and
+// may hold brackets (and "::") of their own ("test_x[[1, 2]]").
 func shapeOf(id string) idShape {
 	name := id
-	if i := strings.LastIndex(id, "::"); i >= 0 {
-		name = id[i+2:]
-	}
 	open := strings.IndexByte(name, '[')
 	if open < 0 {
 		if strings.ContainsRune(name, ']') {
