@@ -30,6 +30,9 @@ type checkRun struct {
 // back with it when a verifier ran, so the evidence of a forged report is kept.
 func (pl *pipeline) check(ctx context.Context, name string, ids []string) (*checkRun, error) {
 	cr := &checkRun{Check: report.Check{Name: name, Backend: pl.opts.Backend.Name()}}
+	if msg := pl.suite.Failure(pl.pair); msg != "" {
+		return cr, stop(report.Error, report.CodeVerifierFailed, msg)
+	}
 	root, err := scratch.MkdirTemp(pl.opts.WorkDir, "tender-check-")
 	if err != nil {
 		return cr, infraStop(report.CodeWorkspaceFailed, err)

@@ -38,8 +38,9 @@ const (
 )
 
 // Environment is a loaded environment. Ref is the image its verifiers run: for debian and
-// dockerfile a name derived from the recipe or context digest, so the digest names the image;
-// for image the pinned reference as written. PrepareEnvironments pins Ref to the image ID.
+// dockerfile a name derived from the recipe or context digest alone (tender-env/debian:<12
+// hex>), so the digest names the image and environments with one recipe share one image; for
+// image the pinned reference as written. The CLI sets ImageID once the image is ready.
 type Environment struct {
 	Name       string
 	Kind       string
@@ -52,6 +53,26 @@ type Environment struct {
 	Setup      [][]string
 	setPath    bool
 	setSetup   bool
+
+	// Set once before grading starts, by whoever prepares the images (the CLI):
+	ImageID string // the prepared image; verifiers run it by ID
+	Failed  string // why the image could not be prepared; the pairs of this environment are error
+}
+
+// Failure says why a pair cannot run: its environment's image could not be prepared.
+func (s *Suite) Failure(p *Pair) string {
+	if env := s.Environments[p.Environment]; env != nil && env.Failed != "" {
+		return fmt.Sprintf("environment %s: its image %s could not be prepared: %s", env.Name, env.Ref, env.Failed)
+	}
+	return ""
+}
+
+// ImageLabel is the image a pair's verifier runs, by name (not ID), for the bundle's inputs.
+func (s *Suite) ImageLabel(p *Pair) string {
+	if env := s.Environments[p.Environment]; env != nil {
+		return env.Ref
+	}
+	return s.Verifier.Image
 }
 
 // VerifierFor returns the verifier a pair runs in: the suite's, with its environment's image,
@@ -63,6 +84,9 @@ func (s *Suite) VerifierFor(p *Pair) Verifier {
 		return v
 	}
 	v.Image = env.Ref
+	if env.ImageID != "" {
+		v.Image = env.ImageID
+	}
 	if env.setPath {
 		v.PythonPath = env.PythonPath
 	}
@@ -171,7 +195,7 @@ func (l *loader) debianEnv(field string, env *Environment, r DebianDoc) error {
 		rec.Packages = append(rec.Packages, pkg)
 	}
 	env.Kind, env.Digest = EnvDebian, rec.Digest()
-	rec.Name = EnvImagePrefix + env.Name + ":" + env.Digest[:12]
+	rec.Name = EnvImagePrefix + EnvDebian + ":" + env.Digest[:12]
 	env.Recipe, env.Ref = rec, rec.Name
 	return nil
 }
@@ -219,8 +243,9 @@ func (l *loader) contextDigests(s *Suite) error {
 				}
 			}
 		}
+		inside[" dockerfile"] = strings.TrimPrefix(env.Dockerfile, env.Context+"/") // which file builds it
 		env.Digest = digestMap(inside)
-		env.Ref = EnvImagePrefix + name + ":" + env.Digest[:12]
+		env.Ref = EnvImagePrefix + EnvDockerfile + ":" + env.Digest[:12]
 	}
 	return nil
 }
@@ -254,11 +279,7 @@ func (l *loader) argvs(field string, list [][]string) error {
 func (l *loader) pairEnvironment(field string, r *PairDoc, s *Suite) (string, error) {
 	name := r.Environment
 	if name == "" {
-		name = s.repoEnv[r.Repository]
-		field = "repositories." + r.Repository + ".environment"
-	}
-	if name == "" {
-		return "", nil
+		return s.repoEnv[r.Repository], nil // checked with the repositories
 	}
 	if _, ok := s.Environments[name]; !ok {
 		return "", l.errf(field, "%q is not in environments (known: %s)", name, knownNames(s.Environments))

@@ -21,6 +21,8 @@ environments:
   deb:
     debian:
       packages: [python3-tz]
+  deb-again:
+    debian: {packages: [python3-tz]}
   file:
     dockerfile: envs/file/Dockerfile
     python_path: []
@@ -68,10 +70,13 @@ func TestLoadEnvironments(t *testing.T) {
 		t.Errorf("debian recipe %+v: want the pytest recipe plus python3-tz", deb.Recipe)
 	}
 	base, _ := sandbox.BuiltinRecipe(sandbox.ImagePytest)
-	if deb.Digest == base.Digest() || deb.Ref != "tender-env/deb:"+deb.Digest[:12] || deb.Recipe.Name != deb.Ref {
-		t.Errorf("debian env named %s (digest %s): want tender-env/deb:<its own digest>", deb.Ref, deb.Digest)
+	if deb.Digest == base.Digest() || deb.Ref != "tender-env/debian:"+deb.Digest[:12] || deb.Recipe.Name != deb.Ref {
+		t.Errorf("debian env named %s (digest %s): want tender-env/debian:<its own digest>", deb.Ref, deb.Digest)
 	}
-	if file.Context != "envs/file" || file.Ref != "tender-env/file:"+file.Digest[:12] {
+	if again := s.Environments["deb-again"]; again.Ref != deb.Ref {
+		t.Errorf("two environments with one recipe are two images: %s and %s", deb.Ref, again.Ref)
+	}
+	if file.Context != "envs/file" || file.Ref != "tender-env/dockerfile:"+file.Digest[:12] {
 		t.Errorf("dockerfile env %+v", file)
 	}
 	v1, v2, v3 := s.VerifierFor(s.Pairs[0]), s.VerifierFor(s.Pairs[1]), s.VerifierFor(s.Pairs[2])
@@ -130,7 +135,7 @@ func TestMalformedEnvironments(t *testing.T) {
 		name, manifest, field string
 		want                  []string
 	}{
-		{"unknown pair environment", sub("environment: file", "environment: nope"), "pairs[1].environment", []string{`"nope"`, "known: deb, file, pinned"}},
+		{"unknown pair environment", sub("environment: file", "environment: nope"), "pairs[1].environment", []string{`"nope"`, "known: deb, deb-again, file, pinned"}},
 		{"unknown repository environment", sub("environment: deb", "environment: nope"), "repositories.r.environment", []string{`"nope"`}},
 		{"two kinds", sub("    dockerfile: envs/file/Dockerfile", "    dockerfile: envs/file/Dockerfile\n    image: "+pinnedID), "environments.file", []string{"sets 2", "exactly one"}},
 		{"no kind", sub("    image: "+pinnedID+"\n", ""), "environments.pinned", []string{"sets 0"}},

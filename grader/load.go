@@ -251,8 +251,12 @@ func (l *loader) build(raw *SuiteDoc, lines []int, opts LoadOptions) (*Suite, er
 		return nil, err
 	}
 	s.repoEnv = map[string]string{}
-	for id, r := range raw.Repositories {
-		s.repoEnv[id] = r.Environment
+	for _, id := range slices.Sorted(maps.Keys(raw.Repositories)) {
+		name := raw.Repositories[id].Environment
+		if _, ok := s.Environments[name]; name != "" && !ok {
+			return nil, l.errf("repositories."+id+".environment", "%q is not in environments (known: %s)", name, knownNames(s.Environments))
+		}
+		s.repoEnv[id] = name
 	}
 	s.ProtectedPaths, s.RestoredPaths = orDefault(raw.ProtectedPaths, integrity.DefaultProtected), orDefault(raw.RestoredPaths, integrity.DefaultRestored)
 	if s.Protected, err = l.patterns("protected_paths", s.ProtectedPaths, true); err != nil {
