@@ -71,9 +71,11 @@ func (p *Pair) SuspectIDs() []string {
 
 // resolveIDs maps each suspect ID to the one collected test it names by prefix. When several
 // tests start with the ID, the ones whose full ID continues with a space (where SWE-bench cut
-// it) are preferred. The error names the first ID that matches no test or several.
+// it) are preferred. The map holds every ID that resolved; the error names the first that
+// matches no test or several.
 func resolveIDs(suspect, collected []string) (map[string]string, error) {
 	out := map[string]string{}
+	var firstErr error
 	for _, id := range suspect {
 		var match, cut []string
 		for _, c := range collected {
@@ -87,16 +89,17 @@ func resolveIDs(suspect, collected []string) (map[string]string, error) {
 		if len(match) > 1 && len(cut) == 1 {
 			match = cut
 		}
-		switch len(match) {
-		case 1:
+		switch {
+		case len(match) == 1:
 			out[id] = match[0]
-		case 0:
-			return nil, fmt.Errorf("test ID %q looks truncated and names no test collected on the base commit with the test patch; write the full ID", id)
+		case firstErr != nil:
+		case len(match) == 0:
+			firstErr = fmt.Errorf("test ID %q looks truncated and names no test collected on the base commit with the test patch; write the full ID", id)
 		default:
-			return nil, fmt.Errorf("test ID %q looks truncated and names %d collected tests (%s); write the full ID", id, len(match), listSome(match, 3))
+			firstErr = fmt.Errorf("test ID %q looks truncated and names %d collected tests (%s); write the full ID", id, len(match), listSome(match, 3))
 		}
 	}
-	return out, nil
+	return out, firstErr
 }
 
 // applyResolved replaces resolved IDs in a list, keeping its order.
@@ -125,6 +128,9 @@ func listSome(items []string, n int) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
+		if r := []rune(s); len(r) > 120 {
+			s = string(r[:120]) + "…"
+		}
 		fmt.Fprintf(&b, "%q", s)
 	}
 	return b.String()
@@ -147,13 +153,15 @@ func (pl *pipeline) resolveTestIDs(ctx context.Context, r *report.PairResult) er
 		return stop(report.Error, report.CodeEnvironmentBroken, b.cause(pl))
 	}
 	resolved, err := resolveIDs(suspect, b.Collected)
+	if len(resolved) > 0 {
+		r.ResolvedTestIDs = resolved // what did resolve, even when another ID did not
+	}
 	if err != nil {
 		return stop(report.Error, report.CodeTestIDUnresolved, err.Error())
 	}
 	p := *pl.pair
 	p.FailToPass, p.PassToPass = applyResolved(p.FailToPass, resolved), applyResolved(p.PassToPass, resolved)
 	pl.pair = &p
-	r.ResolvedTestIDs = resolved
 	for _, id := range suspect {
 		pl.notes = append(pl.notes, report.Reason{Code: report.CodeTestIDResolved, Detail: fmt.Sprintf("%q is %q", id, resolved[id])})
 	}

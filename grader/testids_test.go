@@ -67,6 +67,11 @@ func TestResolveIDs(t *testing.T) {
 			}
 		})
 	}
+	// Every ID that resolves is kept when another does not; the error names the first that did not.
+	got, err := resolveIDs([]string{"t.py::test_amb[p", "t.py::test_x[a", "t.py::test_gone["}, collected)
+	if err == nil || !strings.Contains(err.Error(), `"t.py::test_amb[p"`) || !cmp.Equal(got, map[string]string{"t.py::test_x[a": "t.py::test_x[a b]"}) {
+		t.Errorf("partial resolution: %v, %v", got, err)
+	}
 	if got := applyResolved([]string{"a", "t[x", "b"}, map[string]string{"t[x": "t[x y]"}); !cmp.Equal(got, []string{"a", "t[x y]", "b"}) {
 		t.Errorf("applyResolved = %q", got)
 	}
