@@ -69,7 +69,11 @@ func (f *fakeBackend) Close(context.Context) error { return nil }
 
 // Run runs on the grader's goroutines: it reports with t.Errorf, never t.Fatal.
 func (f *fakeBackend) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
-	proto, perr := readProtocol(spec)
+	var proto checkProtocol
+	var perr error
+	if !strings.HasSuffix(spec.Name, "/baseline") { // the baseline collection has its own protocol (baseline_test.go)
+		proto, perr = readProtocol(spec)
+	}
 	c := &fakeCall{Spec: spec, Proto: proto, t: f.t}
 	f.mu.Lock()
 	f.calls = append(f.calls, *c)

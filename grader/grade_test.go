@@ -24,6 +24,7 @@ type matrixRow struct {
 	// target and regression are what the verifier does for each check; nil means the check
 	// must never start.
 	target, regression verifier
+	baseline           verifier // the baseline collection (base + test patch); nil: it must never start
 	verdict            report.Verdict
 	reasons            []report.Code // the pair's reason codes, in order
 	calls              int           // checks started
@@ -51,6 +52,9 @@ func TestGradeVerdicts(t *testing.T) {
 		}
 		if tt.regression != nil {
 			verifiers[p.id+"/regression"] = tt.regression
+		}
+		if tt.baseline != nil {
+			verifiers[p.id+"/baseline"] = tt.baseline
 		}
 	}
 	s := writeTestSuite(t, pairs...)
@@ -95,6 +99,9 @@ func (tt matrixRow) check(t *testing.T, p *Pair, r report.PairResult, calls []fa
 func checkRequiredIDs(t *testing.T, p *Pair, calls []fakeCall) {
 	t.Helper()
 	for _, c := range calls {
+		if strings.HasSuffix(c.Spec.Name, "/baseline") {
+			continue // collects the test files; it runs no required test
+		}
 		want := p.FailToPass
 		if strings.HasSuffix(c.Spec.Name, "/regression") {
 			want = p.PassToPass
@@ -211,10 +218,15 @@ func verdictMatrix(t *testing.T) []matrixRow {
 			verdict: report.Unresolved, reasons: []report.Code{report.CodeTestDuplicate}, calls: 2},
 		{name: "required test skipped", target: reply(withStatus(junit.Skipped, f2p[0])), regression: reply(),
 			verdict: report.Unresolved, reasons: []report.Code{report.CodeTestSkipped}, calls: 2},
-		{name: "runner usage error", target: reply(noReport(), exitCode(4)), regression: reply(),
-			verdict: report.Unresolved, reasons: []report.Code{report.CodeReportMissing, report.CodeExitCodeMismatch}, calls: 2},
-		{name: "collection errors exit 2 and fail the check", target: reply(exitCode(2)), regression: reply(),
-			verdict: report.Unresolved, reasons: []report.Code{report.CodeExitCodeMismatch}, calls: 2},
+		{name: "runner usage error", target: reply(noReport(), exitCode(4)), regression: reply(), baseline: collects(0),
+			verdict: report.Unresolved, reasons: []report.Code{report.CodeReportMissing, report.CodeExitCodeMismatch}, calls: 3},
+		{name: "collection errors exit 2 and fail the check", target: reply(exitCode(2)), regression: reply(), baseline: collects(0),
+			pair:    ownInstance("tests/data_a.txt"),
+			verdict: report.Unresolved, reasons: []report.Code{report.CodeExitCodeMismatch}, calls: 3},
+		{name: "collection errors on the base too are environment_broken", target: reply(noReport(), exitCode(2)), baseline: collects(2),
+			pair:    ownInstance("tests/data_b.txt"),
+			verdict: report.Error, reasons: []report.Code{report.CodeEnvironmentBroken}, calls: 2,
+			more: detailHasPrefix("target: the tests cannot be collected on the base commit with the test patch alone (pytest status 2): ModuleNotFoundError: No module named 'wrapt'")},
 
 		// Forged reports: integrity violations, and the regression check never starts.
 		{name: "mutant reported passed with exit 1", target: reply(sentinelsReported(false, junit.Passed), exitCode(1)),
@@ -282,6 +294,12 @@ func verdictMatrix(t *testing.T) []matrixRow {
 				}
 			}},
 	}
+}
+
+// ownInstance makes the pair an instance of its own (one more file in its test patch), so it
+// gets its own baseline collection.
+func ownInstance(file string) func(*testing.T, *testPair) {
+	return func(_ *testing.T, p *testPair) { p.testPatch += newFilePatch(file, "data\n", "100644") }
 }
 
 func withPatch(patch string) func(*testing.T, *testPair) {

@@ -462,6 +462,9 @@ func (l *loader) testList(field string, list *[]string, required bool) ([]string
 		if strings.TrimSpace(id) == "" || strings.HasPrefix(id, "-") || len(id) > 2000 || !utf8.ValidString(id) || strings.ContainsAny(id, "\x00\n\r") {
 			return nil, l.errf(fmt.Sprintf("%s[%d]", field, j), "%q is not a usable test ID; give a node id like tests/test_x.py::test_y", id)
 		}
+		if strings.Contains(id, "::") && shapeOf(id) == idUnbalanced {
+			return nil, l.errf(fmt.Sprintf("%s[%d]", field, j), "%q has a closing bracket with no opening one; give the node id as pytest prints it", id)
+		}
 		if seen[id] {
 			return nil, l.errf(fmt.Sprintf("%s[%d]", field, j), "%q is listed twice; list each test once", id)
 		}

@@ -53,6 +53,9 @@ func (pl *pipeline) run(ctx context.Context, start time.Time) report.PairResult 
 	defer pl.cleanup()
 	err := pl.prepare(ctx, &r)
 	if err == nil {
+		err = pl.resolveTestIDs(ctx, &r)
+	}
+	if err == nil {
 		err = pl.runChecks(ctx, &r)
 	}
 	var ve *verdictError
@@ -205,7 +208,7 @@ func (pl *pipeline) runChecks(ctx context.Context, r *report.PairResult) error {
 			if errors.As(err, &ve) {
 				ve.reasons = prefixed(c.name, ve.reasons)
 			}
-			pl.notes = notes
+			pl.notes = append(pl.notes, notes...)
 			return err
 		}
 		if !cr.Passed {
@@ -214,7 +217,7 @@ func (pl *pipeline) runChecks(ctx context.Context, r *report.PairResult) error {
 		}
 	}
 	r.Verdict = verdict
-	pl.notes = notes
+	pl.notes = append(pl.notes, notes...)
 	return nil
 }
 

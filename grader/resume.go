@@ -146,7 +146,8 @@ var (
 		report.CodeTestPatchFailed: report.Error, report.CodeVerifierFailed: report.Error,
 		report.CodeVerifierKilled: report.Error, report.CodeWorkspaceFailed: report.Error,
 		report.CodeHostDiskFull: report.Error, report.CodeInternalPanic: report.Error,
-		report.CodeInterrupted: report.Error,
+		report.CodeInterrupted:      report.Error,
+		report.CodeTestIDUnresolved: report.Error, report.CodeEnvironmentBroken: report.Error,
 	}
 	notes = noteCodes()
 )

@@ -63,6 +63,17 @@ func demoTestPair(t *testing.T, id string) testPair {
 // writeTestSuite writes a suite of the pairs into a new directory and loads it with Load.
 func writeTestSuite(t *testing.T, pairs ...testPair) *Suite {
 	t.Helper()
+	s, err := tryWriteTestSuite(t, pairs...)
+	if err != nil {
+		t.Fatalf("Load of the test suite: %v", err)
+	}
+	return s
+}
+
+// tryWriteTestSuite writes a suite of the pairs into a new directory and returns what Load
+// makes of it.
+func tryWriteTestSuite(t *testing.T, pairs ...testPair) (*Suite, error) {
+	t.Helper()
 	dir := t.TempDir()
 	doc := SuiteDoc{Name: "grader-test", Version: "1", Repositories: map[string]RepoDoc{}}
 	files := map[string]string{}
@@ -87,11 +98,7 @@ func writeTestSuite(t *testing.T, pairs ...testPair) *Suite {
 	}
 	files[SuiteFile] = string(manifest)
 	writeFiles(t, dir, files)
-	s, err := Load(dir, LoadOptions{})
-	if err != nil {
-		t.Fatalf("Load of the test suite: %v\n%s", err, manifest)
-	}
-	return s
+	return Load(dir, LoadOptions{})
 }
 
 // pairDoc is p's entry in tender.yaml; its files are added to files.

@@ -77,15 +77,18 @@ const (
 	CodeHeadMismatch      Code = "head_mismatch"
 	CodeUnsafeTree        Code = "unsafe_tree"
 
-	CodeTestPatchInvalid Code = "test_patch_invalid"
-	CodeTestPatchFailed  Code = "test_patch_failed"
-	CodeVerifierFailed   Code = "verifier_failed"
-	CodeVerifierKilled   Code = "verifier_killed"
-	CodeWorkspaceFailed  Code = "workspace_failed"
-	CodeHostDiskFull     Code = "host_disk_full"
-	CodeInternalPanic    Code = "internal_panic"
-	CodeInterrupted      Code = "interrupted"
-	CodeMoreReasons      Code = "more_reasons"
+	CodeTestPatchInvalid  Code = "test_patch_invalid"
+	CodeTestPatchFailed   Code = "test_patch_failed"
+	CodeTestIDUnresolved  Code = "test_id_unresolved"
+	CodeTestIDResolved    Code = "test_id_resolved"
+	CodeEnvironmentBroken Code = "environment_broken"
+	CodeVerifierFailed    Code = "verifier_failed"
+	CodeVerifierKilled    Code = "verifier_killed"
+	CodeWorkspaceFailed   Code = "workspace_failed"
+	CodeHostDiskFull      Code = "host_disk_full"
+	CodeInternalPanic     Code = "internal_panic"
+	CodeInterrupted       Code = "interrupted"
+	CodeMoreReasons       Code = "more_reasons"
 )
 
 var registry = []CodeInfo{
@@ -135,6 +138,9 @@ var registry = []CodeInfo{
 
 	{CodeTestPatchInvalid, "grader", "the evaluator's test patch does not parse", NoLocus, false},
 	{CodeTestPatchFailed, "grader", "the evaluator's test patch does not apply", NoLocus, false},
+	{CodeTestIDUnresolved, "baseline", "a required test ID looks truncated and names no collected test, or several; no verdict", NoLocus, false},
+	{CodeTestIDResolved, "baseline", "a truncated required test ID was resolved to the one collected test it names (noted)", NoLocus, true},
+	{CodeEnvironmentBroken, "baseline", "collection fails the same way on the base commit with the test patch alone: the environment, not the patch; no verdict", NoLocus, false},
 	{CodeVerifierFailed, "grader", "a verifier could not be run", NoLocus, false},
 	{CodeVerifierKilled, "grader", "a verifier was killed from outside (not at its deadline, not for memory)", NoLocus, false},
 	{CodeWorkspaceFailed, "grader", "a workspace could not be prepared", NoLocus, false},

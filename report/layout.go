@@ -22,6 +22,8 @@ const (
 	SummaryMarkdown = "summary.md"
 	PairsDir        = "pairs"
 	PairReport      = "report.json"
+	// ValidationJSON is what `tender validate --run --out DIR` writes: one entry an instance.
+	ValidationJSON = "validation.json"
 )
 
 // ErrUnsafePairID marks a pair ID that cannot name a directory safely.
@@ -49,6 +51,13 @@ func CheckLog(id, check string) string { return path.Join(PairDir(id), check+".l
 
 // CheckJUnit is the raw report of one check of a pair: pairs/<id>/<check>.junit.xml.
 func CheckJUnit(id, check string) string { return path.Join(PairDir(id), check+".junit.xml") }
+
+// BaselineJSON is the baseline collection of a pair's instance (base commit with the test
+// patch, no candidate code): pairs/<id>/baseline.json.
+func BaselineJSON(id string) string { return path.Join(PairDir(id), "baseline.json") }
+
+// BaselineLog is the baseline collection's bounded output: pairs/<id>/baseline.log.
+func BaselineLog(id string) string { return path.Join(PairDir(id), "baseline.log") }
 
 // Aggregates are the batch-level files rewritten when shards are merged; every file under
 // PairsDir belongs to one pair and is copied as it is.

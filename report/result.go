@@ -93,27 +93,30 @@ type Digests struct {
 
 // PairResult is one line of results.jsonl and one entry of results.json.
 type PairResult struct {
-	Schema            string    `json:"schema"`
-	ID                string    `json:"id"`
-	Repository        string    `json:"repository"`
-	SuiteFile         string    `json:"suite_file,omitempty"` // the suite manifest, for annotations
-	Line              int       `json:"line,omitempty"`       // the pair's entry in the suite manifest
-	PatchFile         string    `json:"patch_file,omitempty"` // the candidate patch, suite-relative, for annotations
-	Verdict           Verdict   `json:"verdict"`
-	Expect            Verdict   `json:"expect,omitempty"`
-	ExpectMet         *bool     `json:"expect_met,omitempty"`
-	Reasons           []Reason  `json:"reasons,omitempty"`
-	RequestedCommit   string    `json:"requested_commit"`
-	ExecutedCommit    string    `json:"executed_commit,omitempty"`
-	TestedAsSubmitted bool      `json:"tested_as_submitted"`
-	EmptyPatch        bool      `json:"empty_patch,omitempty"`
-	Digests           Digests   `json:"digests"`
-	Checks            []Check   `json:"checks,omitempty"`
-	FailToPass        []string  `json:"fail_to_pass"`
-	PassToPass        []string  `json:"pass_to_pass"`
-	Started           time.Time `json:"started"`      // volatile
-	DurationMillis    int64     `json:"duration_ms"`  // volatile
-	InputDigest       string    `json:"input_digest"` // over every input of the pair; used by --resume
+	Schema            string   `json:"schema"`
+	ID                string   `json:"id"`
+	Repository        string   `json:"repository"`
+	SuiteFile         string   `json:"suite_file,omitempty"` // the suite manifest, for annotations
+	Line              int      `json:"line,omitempty"`       // the pair's entry in the suite manifest
+	PatchFile         string   `json:"patch_file,omitempty"` // the candidate patch, suite-relative, for annotations
+	Verdict           Verdict  `json:"verdict"`
+	Expect            Verdict  `json:"expect,omitempty"`
+	ExpectMet         *bool    `json:"expect_met,omitempty"`
+	Reasons           []Reason `json:"reasons,omitempty"`
+	RequestedCommit   string   `json:"requested_commit"`
+	ExecutedCommit    string   `json:"executed_commit,omitempty"`
+	TestedAsSubmitted bool     `json:"tested_as_submitted"`
+	EmptyPatch        bool     `json:"empty_patch,omitempty"`
+	Digests           Digests  `json:"digests"`
+	Checks            []Check  `json:"checks,omitempty"`
+	FailToPass        []string `json:"fail_to_pass"`
+	PassToPass        []string `json:"pass_to_pass"`
+	// ResolvedTestIDs maps each truncated required ID, as the suite gives it, to the one
+	// collected test it names; the checks required the full IDs.
+	ResolvedTestIDs map[string]string `json:"resolved_test_ids,omitempty"`
+	Started         time.Time         `json:"started"`      // volatile
+	DurationMillis  int64             `json:"duration_ms"`  // volatile
+	InputDigest     string            `json:"input_digest"` // over every input of the pair; used by --resume
 }
 
 // Results is results.json: the whole batch.

@@ -2,26 +2,41 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
+	"time"
 
 	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/report"
 )
 
-const validateUsage = "validate SUITE [--repo ID=PATH]... [--run [--trust-local-execution]]"
+const validateUsage = "validate SUITE [--repo ID=PATH]... [--run [--out DIR] [--repeat N] [--trust-local-execution]]"
 
 func cmdValidate(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlags(inv, "validate", validateUsage)
 	var repoFlags multiFlag
 	fs.Var(&repoFlags, "repo", "map a repository `ID=PATH` to a local clone (repeatable)")
-	runInstances := fs.Bool("run", false, "also check every instance in verifiers: fail_to_pass fails on the base, all pass with the reference patch")
+	runInstances := fs.Bool("run", false, "also check every instance in verifiers: its tests are collected, fail_to_pass fails on the base, all pass with the reference patch")
 	trustLocal := fs.Bool("trust-local-execution", false, "with --run: run verifiers as local subprocesses (NOT isolated)")
+	out := fs.String("out", "", "with --run: a new `DIR` for the logs of every run and validation.json")
+	repeat := fs.Int("repeat", 1, "with --run: run the reference patch `N` times and flag instances whose outcome differs")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
 		return usageError("validate takes one SUITE directory; usage: tender %s", validateUsage)
+	}
+	if *repeat < 1 || *repeat > 100 {
+		return usageError("--repeat %d is out of range; give a number of runs from 1 to 100", *repeat)
+	}
+	if !*runInstances && (*out != "" || *repeat != 1) {
+		return usageError("--out and --repeat need --run")
 	}
 	repos, err := parseRepoFlags(repoFlags)
 	if err != nil {
@@ -33,26 +48,59 @@ func cmdValidate(ctx context.Context, inv *invocation, args []string) error {
 	}
 	fmt.Fprintf(inv.Stdout, "suite %s %s: %d pair(s), %d repositor(ies), %d file(s) digested, digest %s\n",
 		s.Name, s.Version, len(s.Pairs), len(s.Repositories), len(s.Files), s.Digest[:16])
+	printSuspectIDs(inv, s)
 	if !*runInstances {
 		return nil
 	}
-	backend, err := openBackend(ctx, inv, *trustLocal, s)
+	return validateRun(ctx, inv, s, *trustLocal, *out, *repeat)
+}
+
+// printSuspectIDs names, per pair, the test IDs that look cut at a space: each is resolved
+// against the base collection before any check.
+func printSuspectIDs(inv *invocation, s *grader.Suite) {
+	for _, p := range s.Pairs {
+		if ids := p.SuspectIDs(); len(ids) > 0 && s.VerifierFor(p).Runner == grader.RunnerPytest {
+			fmt.Fprintf(inv.Stdout, "%s\n", capText(fmt.Sprintf("truncated %s: %d test ID(s) look cut at a space and are resolved against the base collection: %q", p.ID, len(ids), ids), 300))
+		}
+	}
+}
+
+func validateRun(ctx context.Context, inv *invocation, s *grader.Suite, trustLocal bool, outPath string, repeat int) error {
+	var out *outDir
+	if outPath != "" {
+		var err error
+		if out, err = newOut(outPath); err != nil {
+			return err
+		}
+		defer out.Close()
+	}
+	backend, err := openBackend(ctx, inv, trustLocal, s)
 	if err != nil {
 		return err
 	}
 	defer closeBackend(ctx, inv, backend)
-	reports, err := grader.ValidateInstances(ctx, s, grader.Options{Backend: backend, Concurrency: runtime.NumCPU(), RunID: newRunID(), Getenv: inv.Getenv})
-	broken := 0
-	for _, r := range reports {
-		if r.OK {
-			fmt.Fprintf(inv.Stdout, "ok      %s\n", r.ID)
-			continue
-		}
-		broken++
-		for _, p := range r.Problems {
-			fmt.Fprintf(inv.Stdout, "BROKEN  %s: %s\n", r.ID, p)
+	opts := grader.Options{Backend: backend, Concurrency: runtime.NumCPU(), RunID: newRunID(), Getenv: inv.Getenv}
+	if out != nil {
+		opts.LogDir = out.path
+	}
+	start := time.Now()
+	prog := &gradeRun{inv: inv, start: start}
+	fmt.Fprintf(inv.Stderr, "tender: validating the instances of %s with the %s backend, %d at a time, the reference patch %d time(s)\n", s.Name, backend.Name(), opts.Concurrency, repeat)
+	reports, err := grader.ValidateInstances(ctx, s, opts, grader.ValidateOptions{Repeat: repeat,
+		Progress: func(done, total int, r grader.InstanceReport) {
+			v := report.Verdict("sound")
+			if !r.OK {
+				v = "BROKEN"
+			}
+			prog.progress(done, total, report.PairResult{ID: r.ID, Verdict: v, DurationMillis: r.Millis})
+		}})
+	prog.endProgress()
+	if out != nil {
+		if werr := writeValidation(out.path, s, start, repeat, reports); werr != nil && err == nil {
+			err = werr
 		}
 	}
+	broken := printInstances(inv, reports, out)
 	if err != nil {
 		return err
 	}
@@ -61,4 +109,46 @@ func cmdValidate(ctx context.Context, inv *invocation, args []string) error {
 	}
 	fmt.Fprintf(inv.Stdout, "all %d instance(s) are sound\n", len(reports))
 	return nil
+}
+
+// printInstances prints one short line per instance; a broken one with its first cause.
+func printInstances(inv *invocation, reports []grader.InstanceReport, out *outDir) int {
+	broken := 0
+	for _, r := range reports {
+		for _, from := range slices.Sorted(maps.Keys(r.Resolved)) {
+			fmt.Fprintf(inv.Stdout, "%s\n", capText(fmt.Sprintf("resolved %s: %q is %q", r.ID, from, r.Resolved[from]), 300))
+		}
+		if r.OK {
+			fmt.Fprintf(inv.Stdout, "ok      %s\n", r.ID)
+			continue
+		}
+		broken++
+		more := ""
+		if n := len(r.Problems) - 1; n > 0 && out != nil {
+			more = fmt.Sprintf(" (and %d more in %s)", n, filepath.Join(out.path, report.ValidationJSON))
+		} else if n > 0 {
+			more = fmt.Sprintf(" (and %d more; --out DIR keeps them all)", n)
+		}
+		fmt.Fprintf(inv.Stdout, "BROKEN  %s: %s%s\n", r.ID, r.Cause(), more)
+	}
+	return broken
+}
+
+// writeValidation writes DIR/validation.json: every instance with all its problems.
+func writeValidation(dir string, s *grader.Suite, start time.Time, repeat int, reports []grader.InstanceReport) error {
+	doc := map[string]any{"suite": s.Name, "suite_version": s.Version, "suite_digest": s.Digest, "started": start,
+		"finished": time.Now(), "repeat": repeat, "instances": reports}
+	data, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, report.ValidationJSON), append(data, '\n'), 0o644)
+}
+
+// capText keeps a line of Tender's output short.
+func capText(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }
