@@ -42,6 +42,7 @@ type SuiteDoc struct {
 	Verifier       VerifierDoc        `yaml:"verifier,omitempty"`
 	ProtectedPaths *[]string          `yaml:"protected_paths,omitempty"`
 	RestoredPaths  *[]string          `yaml:"restored_paths,omitempty"`
+	Flaky          string             `yaml:"flaky,omitempty"` // FlakyFailed (default) or FlakyExcluded
 	Pairs          []PairDoc          `yaml:"pairs,omitempty"`
 }
 
@@ -238,6 +239,9 @@ func (l *loader) build(raw *SuiteDoc, lines []int, opts LoadOptions) (*Suite, er
 	if s.Verifier, err = l.verifier(raw.Verifier); err != nil {
 		return nil, err
 	}
+	if s.Flaky, err = l.flaky(raw.Flaky); err != nil {
+		return nil, err
+	}
 	s.ProtectedPaths, s.RestoredPaths = orDefault(raw.ProtectedPaths, integrity.DefaultProtected), orDefault(raw.RestoredPaths, integrity.DefaultRestored)
 	if s.Protected, err = l.patterns("protected_paths", s.ProtectedPaths, true); err != nil {
 		return nil, err
@@ -264,6 +268,17 @@ func (l *loader) build(raw *SuiteDoc, lines []int, opts LoadOptions) (*Suite, er
 		s.Pairs = append(s.Pairs, p)
 	}
 	return s, nil
+}
+
+// flaky reads the suite's policy for flaky required tests.
+func (l *loader) flaky(v string) (string, error) {
+	switch v {
+	case "", FlakyFailed:
+		return FlakyFailed, nil
+	case FlakyExcluded:
+		return FlakyExcluded, nil
+	}
+	return "", l.errf("flaky", "is %q; write failed (a flaky required test counts as failed, the default) or excluded (a flaky pass_to_pass test is dropped)", v)
 }
 
 func orDefault(given *[]string, defaults []string) []string {
@@ -659,11 +674,15 @@ func inputDigest(s *Suite, p *Pair) (string, error) {
 	} else {
 		srcDigest = "clone:" + src.Clone
 	}
-	doc, err := json.Marshal(map[string]any{
+	m := map[string]any{
 		"verifier": s.Verifier, "protected": s.ProtectedPaths, "restored": s.RestoredPaths,
 		"repo": srcDigest, "base": p.BaseCommit, "digests": p.Digests, "ref": sha(p.ReferencePatch),
 		"f2p": p.FailToPass, "p2p": p.PassToPass, "expect": p.Expect,
-	})
+	}
+	if s.Flaky != FlakyFailed {
+		m["flaky"] = s.Flaky // only when set: the digests of today's suites stay as they are
+	}
+	doc, err := json.Marshal(m)
 	if err != nil {
 		return "", fmt.Errorf("its inputs cannot be digested: %w", err)
 	}

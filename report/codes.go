@@ -86,6 +86,8 @@ const (
 	CodeInternalPanic    Code = "internal_panic"
 	CodeInterrupted      Code = "interrupted"
 	CodeMoreReasons      Code = "more_reasons"
+
+	CodeFlaky Code = "flaky"
 )
 
 var registry = []CodeInfo{
@@ -142,6 +144,7 @@ var registry = []CodeInfo{
 	{CodeInternalPanic, "grader", "Tender itself failed on this pair", NoLocus, false},
 	{CodeInterrupted, "grader", "the run was interrupted", NoLocus, false},
 	{CodeMoreReasons, "grader", "more reasons than a check or pair keeps; their count", NoLocus, true},
+	{CodeFlaky, "reruns", "a required test's outcome differed across reruns (`--reruns`); it counts as failed unless the suite says `flaky: excluded` and it is a pass_to_pass test that also fails on the base commit (noted)", NoLocus, true},
 }
 
 // Codes returns the registry, in the README's order.
