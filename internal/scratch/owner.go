@@ -29,10 +29,10 @@ type Owner struct {
 type Liveness int
 
 const (
-	Alive   Liveness = iota // the owner is running: leave its things alone
-	Dead                    // the owner is gone: its things are leftovers
-	Foreign                 // another host made it: this process cannot judge
-	OtherPidNS              // another pid namespace made it: its pid means nothing here; leave it alone
+	Alive      Liveness = iota // the owner is running: leave its things alone
+	Dead                       // the owner is gone: its things are leftovers
+	Foreign                    // another host made it: this process cannot judge
+	OtherPidNS                 // another pid namespace made it: its pid means nothing here; leave it alone
 )
 
 var self struct {
