@@ -30,6 +30,9 @@ type checkRun struct {
 // back with it when a verifier ran, so the evidence of a forged report is kept.
 func (pl *pipeline) check(ctx context.Context, name string, ids []string) (*checkRun, error) {
 	cr := &checkRun{Check: report.Check{Name: name, Backend: pl.opts.Backend.Name()}}
+	if msg := pl.suite.Failure(pl.pair); msg != "" {
+		return cr, stop(report.Error, report.CodeVerifierFailed, msg)
+	}
 	root, err := scratch.MkdirTemp(pl.opts.WorkDir, "tender-check-")
 	if err != nil {
 		return cr, infraStop(report.CodeWorkspaceFailed, err)
@@ -154,7 +157,7 @@ func writeFile(path string, data []byte, mode uint32) error {
 // spec is the verifier of one check. For pytest it also returns the bootstrap's
 // configuration, which travels on the command's standard input.
 func (pl *pipeline) spec(name, tree, support string, ids []string) (sandbox.Spec, *pyboot.Config) {
-	v := pl.suite.Verifier
+	v := pl.suite.VerifierFor(pl.pair)
 	spec := sandbox.Spec{
 		RunID:     pl.opts.RunID,
 		Name:      pl.pair.ID + "/" + name,
@@ -206,7 +209,7 @@ func (pl *pipeline) judge(cr *checkRun, res *sandbox.Result, tree string, ids []
 		cr.Passed = false
 		cr.Reasons = append([]report.Reason{{Code: report.CodeOOM, Detail: fmt.Sprintf("out of memory (limit %d bytes)", pl.suite.Verifier.Memory)}}, cr.Reasons...)
 	}
-	cr.Reasons = append(cr.Reasons, limitReasons(res, pl.suite.Verifier)...)
+	cr.Reasons = append(cr.Reasons, limitReasons(res, pl.suite.VerifierFor(pl.pair))...)
 	if boot == nil {
 		cr.Reasons = report.CapReasons(cr.Reasons, report.MaxCheckReasons)
 		return nil

@@ -36,20 +36,23 @@ type LoadOptions struct {
 // SuiteDoc is tender.yaml as written (and as `tender import` writes it). Unknown keys are
 // errors when it is read.
 type SuiteDoc struct {
-	Name           string             `yaml:"name,omitempty"`
-	Version        string             `yaml:"version,omitempty"`
-	Repositories   map[string]RepoDoc `yaml:"repositories,omitempty"`
-	Verifier       VerifierDoc        `yaml:"verifier,omitempty"`
-	ProtectedPaths *[]string          `yaml:"protected_paths,omitempty"`
-	RestoredPaths  *[]string          `yaml:"restored_paths,omitempty"`
-	Flaky          string             `yaml:"flaky,omitempty"` // FlakyFailed (default) or FlakyExcluded
-	Pairs          []PairDoc          `yaml:"pairs,omitempty"`
+	Name           string                    `yaml:"name,omitempty"`
+	Version        string                    `yaml:"version,omitempty"`
+	Repositories   map[string]RepoDoc        `yaml:"repositories,omitempty"`
+	Verifier       VerifierDoc               `yaml:"verifier,omitempty"`
+	Environments   map[string]EnvironmentDoc `yaml:"environments,omitempty"`
+	ProtectedPaths *[]string                 `yaml:"protected_paths,omitempty"`
+	RestoredPaths  *[]string                 `yaml:"restored_paths,omitempty"`
+	Flaky          string                    `yaml:"flaky,omitempty"` // FlakyFailed (default) or FlakyExcluded
+	Pairs          []PairDoc                 `yaml:"pairs,omitempty"`
 }
 
 type RepoDoc struct {
 	Bundle     string `yaml:"bundle,omitempty"`
 	FastExport string `yaml:"fast_export,omitempty"`
 	URL        string `yaml:"url,omitempty"`
+	// Environment names the environment its pairs run in, unless a pair names its own.
+	Environment string `yaml:"environment,omitempty"`
 }
 
 type VerifierDoc struct {
@@ -66,11 +69,14 @@ type VerifierDoc struct {
 	Env     map[string]string `yaml:"env,omitempty"`
 	PassEnv []string          `yaml:"pass_env,omitempty"`
 	Plugins []string          `yaml:"plugins,omitempty"`
+	// PythonPath lists workspace-relative directories put on sys.path after pytest (src/ layouts).
+	PythonPath []string `yaml:"python_path,omitempty"`
 }
 
 type PairDoc struct {
 	ID             string    `yaml:"id,omitempty"`
 	Repository     string    `yaml:"repository,omitempty"`
+	Environment    string    `yaml:"environment,omitempty"`
 	BaseCommit     string    `yaml:"base_commit,omitempty"`
 	Issue          string    `yaml:"issue,omitempty"`
 	Patch          string    `yaml:"patch,omitempty"`
@@ -125,6 +131,9 @@ func (l *loader) load(opts LoadOptions) (*Suite, error) {
 		return nil, err
 	}
 	s.Digest = digestMap(s.Files)
+	if err := l.contextDigests(s); err != nil {
+		return nil, err
+	}
 	for i, p := range s.Pairs {
 		if p.InputDigest, err = inputDigest(s, p); err != nil {
 			return nil, l.errf(fmt.Sprintf("pairs[%d]", i), "%v", err)
@@ -241,6 +250,13 @@ func (l *loader) build(raw *SuiteDoc, lines []int, opts LoadOptions) (*Suite, er
 	}
 	if s.Flaky, err = l.flaky(raw.Flaky); err != nil {
 		return nil, err
+	}
+	if s.Environments, err = l.environments(raw.Environments, s.Verifier.Runner); err != nil {
+		return nil, err
+	}
+	s.repoEnv = map[string]string{}
+	for id, r := range raw.Repositories {
+		s.repoEnv[id] = r.Environment
 	}
 	s.ProtectedPaths, s.RestoredPaths = orDefault(raw.ProtectedPaths, integrity.DefaultProtected), orDefault(raw.RestoredPaths, integrity.DefaultRestored)
 	if s.Protected, err = l.patterns("protected_paths", s.ProtectedPaths, true); err != nil {
@@ -368,10 +384,13 @@ func (l *loader) pair(i int, r *PairDoc, s *Suite) (*Pair, error) {
 	if _, ok := s.Repositories[r.Repository]; !ok {
 		return nil, l.errf(f("repository"), "%q is not in repositories (known: %s)", r.Repository, strings.Join(slices.Sorted(maps.Keys(s.Repositories)), ", "))
 	}
+	var err error
+	if p.Environment, err = l.pairEnvironment(f("environment"), r, s); err != nil {
+		return nil, err
+	}
 	if !gitsafe.IsObjectID(r.BaseCommit) {
 		return nil, l.errf(f("base_commit"), "%q is not a full commit id; give all 40 lowercase hex digits", r.BaseCommit)
 	}
-	var err error
 	if p.Issue, err = l.requiredFile(f("issue"), r.Issue, MaxIssue); err != nil {
 		return nil, err
 	}
@@ -675,7 +694,7 @@ func inputDigest(s *Suite, p *Pair) (string, error) {
 		srcDigest = "clone:" + src.Clone
 	}
 	m := map[string]any{
-		"verifier": s.Verifier, "protected": s.ProtectedPaths, "restored": s.RestoredPaths,
+		"verifier": s.VerifierFor(p), "protected": s.ProtectedPaths, "restored": s.RestoredPaths,
 		"repo": srcDigest, "base": p.BaseCommit, "digests": p.Digests, "ref": sha(p.ReferencePatch),
 		"f2p": p.FailToPass, "p2p": p.PassToPass, "expect": p.Expect,
 	}

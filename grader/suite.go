@@ -62,6 +62,7 @@ type Suite struct {
 	Version        string
 	Repositories   map[string]RepoSource
 	Verifier       Verifier
+	Environments   map[string]*Environment // by name; see VerifierFor
 	ProtectedPaths []string
 	RestoredPaths  []string
 	Protected      *integrity.Matcher
@@ -70,6 +71,8 @@ type Suite struct {
 	Pairs          []*Pair
 	Files          map[string]string // suite-relative path -> sha256 of every file in the suite directory
 	Digest         string            // sha256 over the sorted Files list
+
+	repoEnv map[string]string // repository ID -> its environment, while pairs load
 }
 
 // RepoSource is where a repository ID's Git objects come from. Exactly one field is set.
@@ -103,6 +106,7 @@ type Verifier struct {
 type Pair struct {
 	ID            string
 	Repository    string
+	Environment   string // name in Suite.Environments, or "" for the suite's verifier
 	BaseCommit    string
 	IssuePath     string
 	PatchPath     string

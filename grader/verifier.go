@@ -44,14 +44,19 @@ func (l *loader) verifier(r VerifierDoc) (Verifier, error) {
 	default:
 		return v, l.errf("verifier.runner", "%q is not a runner; use pytest, go or command", v.Runner)
 	}
-	for field, list := range map[string][][]string{"verifier.setup": v.Setup, "verifier.post": v.Post} {
-		for i, argv := range list {
-			if len(argv) == 0 || argv[0] == "" {
-				return v, l.errf(fmt.Sprintf("%s[%d]", field, i), "is empty; give an argv such as [\"make\", \"build\"]")
-			}
-		}
+	if err := l.argvs("verifier.setup", v.Setup); err != nil {
+		return v, err
+	}
+	if err := l.argvs("verifier.post", v.Post); err != nil {
+		return v, err
 	}
 	var err error
+	if v.PythonPath, err = l.pythonPath("verifier.python_path", r.PythonPath); err != nil {
+		return v, err
+	}
+	if len(v.PythonPath) > 0 && v.Runner != RunnerPytest {
+		return v, l.errf("verifier.python_path", "is for runner: pytest only (the bootstrap applies it); remove it")
+	}
 	if r.Timeout != "" {
 		if v.Timeout, err = time.ParseDuration(r.Timeout); err != nil || v.Timeout < time.Second || v.Timeout > 24*time.Hour {
 			return v, l.errf("verifier.timeout", "%q is not a duration between 1s and 24h; write it like 120s or 5m", r.Timeout)
@@ -83,10 +88,16 @@ func (l *loader) checkEnv(v Verifier) error {
 		if !reEnv.MatchString(k) || strings.HasPrefix(k, "TENDER_") {
 			return l.errf("verifier.env."+k, "is not a usable variable name (letters, digits, '_'; TENDER_* is reserved)")
 		}
+		if err := l.pythonVar("verifier.env."+k, k, v.Runner); err != nil {
+			return err
+		}
 	}
 	for i, k := range v.PassEnv {
 		if !reEnv.MatchString(k) || strings.HasPrefix(k, "TENDER_") {
 			return l.errf(fmt.Sprintf("verifier.pass_env[%d]", i), "%q is not a usable variable name (TENDER_* is reserved)", k)
+		}
+		if err := l.pythonVar(fmt.Sprintf("verifier.pass_env[%d]", i), k, v.Runner); err != nil {
+			return err
 		}
 	}
 	for i, p := range v.Plugins {
@@ -95,6 +106,18 @@ func (l *loader) checkEnv(v Verifier) error {
 		}
 	}
 	return nil
+}
+
+// pythonVar refuses PYTHON* variables for the pytest runner: the bootstrap runs under
+// python3 -I, which ignores them, so a suite that sets one would be silently wrong.
+func (l *loader) pythonVar(field, k, runner string) error {
+	if runner != RunnerPytest || !strings.HasPrefix(strings.ToUpper(k), "PYTHON") {
+		return nil
+	}
+	if strings.EqualFold(k, "PYTHONPATH") {
+		return l.errf(field, "is ignored (Python runs with -I); list the directories in verifier.python_path instead, e.g. python_path: [src]")
+	}
+	return l.errf(field, "is ignored or overridden: Tender sets the interpreter's flags itself (-I, -B); remove it (for sys.path use verifier.python_path)")
 }
 
 var reSize = regexp.MustCompile(`^([0-9]+)\s*(|B|KiB|MiB|GiB|K|M|G|KB|MB|GB)$`)

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -36,7 +38,55 @@ func FindMirror(root, suite string) (AptSource, error) {
 			return s, nil
 		}
 	}
-	return AptSource{}, fmt.Errorf("%w %q in %s/etc/apt/sources.list{,.d/*.list,.d/*.sources}: add a deb entry for it", ErrNoMirror, suite, strings.TrimSuffix(root, "/"))
+	return AptSource{}, fmt.Errorf("%w %q in %s/etc/apt/sources.list{,.d/*.list,.d/*.sources}%s: pass --mirror URL (a Debian mirror that has %s) and --keyring FILE (e.g. /usr/share/keyrings/debian-archive-keyring.gpg from the debian-archive-keyring package), or add a deb entry for it",
+		ErrNoMirror, suite, strings.TrimSuffix(root, "/"), whatIsListed(root), suite)
+}
+
+var (
+	reListURI   = regexp.MustCompile(`(?m)^\s*deb\s+(?:\[[^\]]*\]\s+)?(\S+)\s+(\S+)`)
+	reDeb822URI = regexp.MustCompile(`(?mi)^(URIs|Suites):[ \t]*(.*)$`)
+)
+
+// whatIsListed says what the apt sources list instead, for the error: on GitHub's Ubuntu
+// runners that is Ubuntu suites behind mirror+file: URIs, which debootstrap cannot use.
+func whatIsListed(root string) string {
+	var files []string
+	files = append(files, filepath.Join(root, "etc/apt/sources.list"))
+	more, _ := filepath.Glob(filepath.Join(root, "etc/apt/sources.list.d/*"))
+	files = append(files, more...)
+	suites, uris := map[string]bool{}, map[string]bool{}
+	for _, f := range files {
+		if !strings.HasSuffix(f, ".list") && !strings.HasSuffix(f, ".sources") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, g := range reListURI.FindAllStringSubmatch(string(data), -1) {
+			uris[g[1]], suites[g[2]] = !usableURI(g[1]), true
+		}
+		for _, g := range reDeb822URI.FindAllStringSubmatch(string(data), -1) {
+			for _, v := range strings.Fields(g[2]) {
+				if strings.EqualFold(g[1], "URIs") {
+					uris[v] = !usableURI(v)
+				} else {
+					suites[v] = true
+				}
+			}
+		}
+	}
+	if len(suites) == 0 {
+		return " (no deb entries)"
+	}
+	msg := " (they list " + strings.Join(slices.Sorted(maps.Keys(suites)), ", ")
+	for _, u := range slices.Sorted(maps.Keys(uris)) {
+		if uris[u] {
+			msg += "; " + u + " is not a URI debootstrap can use"
+			break
+		}
+	}
+	return msg + ")"
 }
 
 // ReadAptSources returns every enabled "deb" entry with an http, https or file URI, in the

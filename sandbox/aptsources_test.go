@@ -111,3 +111,59 @@ func FuzzAptSources(f *testing.F) {
 		}
 	})
 }
+
+// ubuntuRunner is the apt configuration of GitHub's hosted Ubuntu runners: Ubuntu suites
+// behind a mirror+file: URI, plus third-party sources, and no Debian suite at all.
+var ubuntuRunner = map[string]string{
+	"etc/apt/sources.list": `deb mirror+file:/etc/apt/apt-mirrors.txt jammy main restricted
+deb mirror+file:/etc/apt/apt-mirrors.txt jammy-updates main restricted
+deb mirror+file:/etc/apt/apt-mirrors.txt jammy universe
+deb mirror+file:/etc/apt/apt-mirrors.txt jammy-updates universe
+deb mirror+file:/etc/apt/apt-mirrors.txt jammy multiverse
+deb mirror+file:/etc/apt/apt-mirrors.txt jammy-backports main restricted universe multiverse
+deb mirror+file:/etc/apt/apt-mirrors.txt jammy-security main restricted
+deb mirror+file:/etc/apt/apt-mirrors.txt jammy-security universe
+`,
+	"etc/apt/apt-mirrors.txt":                                "http://azure.ubuntu-mirror.example.test/ubuntu/\tpriority:1\nhttps://archive.ubuntu-mirror.example.test/ubuntu/\tpriority:2\nhttps://security.ubuntu-mirror.example.test/ubuntu/\tpriority:3\n",
+	"etc/apt/sources.list.d/microsoft-prod.list":             "deb [arch=amd64,arm64,armhf] https://vendor.example.test/ubuntu/22.04/prod jammy main\n",
+	"etc/apt/sources.list.d/ondrej-ubuntu-php-jammy.sources": "Types: deb\nURIs: https://ppa.example.test/ondrej/php/ubuntu/\nSuites: jammy\nComponents: main\nSigned-By: /etc/apt/keyrings/ondrej.gpg\n",
+}
+
+// TestFindMirrorOnAnUbuntuRunner: no Debian mirror there, and the one-line error says what
+// the sources list and what to pass instead.
+func TestFindMirrorOnAnUbuntuRunner(t *testing.T) {
+	root := writeAptRoot(t, ubuntuRunner)
+	_, err := FindMirror(root, "bookworm")
+	if !errors.Is(err, ErrNoMirror) {
+		t.Fatalf("FindMirror: %v, want ErrNoMirror", err)
+	}
+	msg := err.Error()
+	for _, w := range []string{"--mirror", "--keyring", "debian-archive-keyring", "jammy", "mirror+file:/etc/apt/apt-mirrors.txt is not a URI debootstrap can use"} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("error %q does not contain %q", msg, w)
+		}
+	}
+	if strings.Contains(msg, "\n") {
+		t.Errorf("want one line, got %q", msg)
+	}
+	// With the mirror option the recipe does not read the sources at all.
+	uri, key, err := Recipe{Suite: "bookworm", Mirror: "http://m.test/debian", Keyring: "/k.gpg"}.mirror()
+	if err != nil || uri != "http://m.test/debian" || key != "/k.gpg" {
+		t.Errorf("mirror() = %q, %q, %v", uri, key, err)
+	}
+}
+
+func writeAptRoot(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}

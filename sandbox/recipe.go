@@ -19,6 +19,9 @@ type Recipe struct {
 	// Mirror overrides the apt sources lookup. It is not part of the digest: any mirror of
 	// the suite gives the same packages.
 	Mirror string
+	// Keyring is the keyring file that checks Mirror's signatures (debian-archive-keyring
+	// on a host that is not Debian). Not part of the digest either.
+	Keyring string
 }
 
 // VerifierUser is the uid:gid every check runs as, and the user of every built image.

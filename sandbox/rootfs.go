@@ -47,7 +47,7 @@ func BuildRootfs(ctx context.Context, r Recipe, progress io.Writer) (*Rootfs, er
 
 func (r Recipe) mirror() (uri, keyring string, err error) {
 	if r.Mirror != "" {
-		return r.Mirror, "", nil
+		return r.Mirror, r.Keyring, nil
 	}
 	src, err := FindMirror("/", r.Suite)
 	if err != nil {
@@ -152,7 +152,12 @@ const buildLockDir = "/tmp"
 // just built. Hold it from the check that the image is missing until the image is in place,
 // then call unlock. Waiting for another build ends with ctx.
 func LockBuild(ctx context.Context, r Recipe) (unlock func(), err error) {
-	path := filepath.Join(buildLockDir, "tender-image-"+r.Digest()[:16]+".lock")
+	return LockImage(ctx, r.Ref(), r.Digest())
+}
+
+// LockImage is LockBuild for any image build keyed by a digest (a Dockerfile's context).
+func LockImage(ctx context.Context, ref, digest string) (unlock func(), err error) {
+	path := filepath.Join(buildLockDir, "tender-image-"+digest[:16]+".lock")
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("%w: lock %s: %w", ErrImageBuild, path, err)
@@ -169,7 +174,7 @@ func LockBuild(ctx context.Context, r Recipe) (unlock func(), err error) {
 		select {
 		case <-ctx.Done():
 			f.Close()
-			return nil, fmt.Errorf("%w: waiting for another build of %s (lock %s): %w", ErrImageBuild, r.Ref(), path, context.Cause(ctx))
+			return nil, fmt.Errorf("%w: waiting for another build of %s (lock %s): %w", ErrImageBuild, ref, path, context.Cause(ctx))
 		case <-time.After(250 * time.Millisecond):
 		}
 	}

@@ -86,7 +86,7 @@ func gradeSuite(ctx context.Context, inv *invocation, dir string, f gradeFlags) 
 		return err
 	}
 	defer out.Close()
-	backend, err := openBackend(ctx, inv, f.trustLocal, s.Verifier.Image)
+	backend, err := openBackend(ctx, inv, f.trustLocal, s)
 	if err != nil {
 		return err
 	}
@@ -155,10 +155,14 @@ func signingKey(inv *invocation, file string) (ed25519.PrivateKey, error) {
 }
 
 // openBackend opens the verifier backend: Docker by default, the local one only when trusted.
-func openBackend(ctx context.Context, inv *invocation, trustLocal bool, image string) (sandbox.Backend, error) {
+// With Docker, every image the suite's pairs run in is ready (or marked failed) on return.
+func openBackend(ctx context.Context, inv *invocation, trustLocal bool, s *grader.Suite) (sandbox.Backend, error) {
 	sweepScratch(inv)
 	if trustLocal {
 		fmt.Fprintln(inv.Stderr, "tender: --trust-local-execution: verifiers run as local subprocesses. local backend: not isolated")
+		if len(s.UsedEnvironments()) > 0 {
+			fmt.Fprintln(inv.Stderr, "tender: local backend: the environments' images are not used (their python_path and setup are)")
+		}
 		return sandbox.NewLocal(true)
 	}
 	d, err := docker.New(ctx)
@@ -170,9 +174,16 @@ func openBackend(ctx context.Context, inv *invocation, trustLocal bool, image st
 	} else if len(removed) > 0 {
 		fmt.Fprintf(inv.Stderr, "tender: removed %d container(s) left by dead runs\n", len(removed))
 	}
-	if _, err := d.EnsureImage(ctx, image, inv.Stderr); err != nil {
-		d.Close(ctx)
-		return nil, fmt.Errorf("verifier image %s: %w", image, err)
+	if needsSuiteImage(s) {
+		if _, err := d.EnsureImage(ctx, s.Verifier.Image, inv.Stderr); err != nil {
+			d.Close(ctx)
+			return nil, fmt.Errorf("verifier image %s: %w", s.Verifier.Image, err)
+		}
+	}
+	prepareEnvironments(ctx, inv.Stderr, d, s, s.UsedEnvironments(), mirrorOptions{})
+	if err := ctx.Err(); err != nil {
+		d.Close(context.WithoutCancel(ctx))
+		return nil, err
 	}
 	return d, nil
 }

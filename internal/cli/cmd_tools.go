@@ -4,25 +4,52 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
+	"github.com/tender-grader/tender/grader"
 	"github.com/tender-grader/tender/internal/scratch"
 	"github.com/tender-grader/tender/report/bundle"
 	"github.com/tender-grader/tender/sandbox"
 	"github.com/tender-grader/tender/sandbox/docker"
 )
 
+const imageUsage = "usage: tender image build [--image NAME | --suite DIR [--repo ID=PATH]...] [--mirror URL [--keyring FILE]]\n       tender image digest [--image NAME]"
+
 func cmdImage(ctx context.Context, inv *invocation, args []string) error {
-	fs := newFlags(inv, "image", "image build [--image NAME]")
-	image := fs.String("image", "tender-verifier/pytest", "built-in verifier image `name` to build (tender-verifier/pytest or tender-verifier/go)")
+	fs := newFlags(inv, "image", "image build [--image NAME | --suite DIR] [--mirror URL --keyring FILE] | image digest [--image NAME]")
+	image := fs.String("image", "", "built-in verifier image `name` (tender-verifier/pytest, the default, or tender-verifier/go)")
+	suiteDir := fs.String("suite", "", "build the image of every environment of the suite in `DIR`")
+	var o mirrorOptions
+	fs.StringVar(&o.mirror, "mirror", "", "Debian mirror `URL` for debootstrap builds, instead of the host's apt sources (Ubuntu hosts need it)")
+	fs.StringVar(&o.keyring, "keyring", "", "keyring `file` that checks the mirror, e.g. /usr/share/keyrings/debian-archive-keyring.gpg")
+	var repos multiFlag
+	fs.Var(&repos, "repo", "with --suite: map repository `ID=PATH` to a local clone (repeatable)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 || pos[0] != "build" {
-		return usageError("usage: tender image build [--image NAME]")
+	if len(pos) != 1 || (pos[0] != "build" && pos[0] != "digest") {
+		return usageError("%s", imageUsage)
 	}
-	if _, ok := sandbox.BuiltinRecipe(*image); !ok {
-		return usageError("--image %s is not a built-in recipe; use tender-verifier/pytest or tender-verifier/go", *image)
+	if *suiteDir != "" && *image != "" {
+		return usageError("--image and --suite: give one")
+	}
+	if *suiteDir == "" && *image == "" {
+		*image = sandbox.ImagePytest
+	}
+	if err := o.check(); err != nil {
+		return err
+	}
+	if pos[0] == "digest" {
+		return imageDigest(inv, *image, *suiteDir, o, repos)
+	}
+	if *suiteDir != "" {
+		return buildSuiteImages(ctx, inv, *suiteDir, repos, o)
+	}
+	r, ok := sandbox.BuiltinRecipe(*image)
+	if !ok {
+		return usageError("--image %s is not a built-in recipe; use tender-verifier/pytest or tender-verifier/go (or --suite DIR for a suite's environments)", *image)
 	}
 	sweepScratch(inv)
 	d, err := docker.New(ctx)
@@ -30,11 +57,64 @@ func cmdImage(ctx context.Context, inv *invocation, args []string) error {
 		return err
 	}
 	defer d.Close(ctx)
-	id, err := d.EnsureImage(ctx, *image, inv.Stderr)
+	id, err := d.EnsureRecipe(ctx, o.apply(r), inv.Stderr)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(inv.Stdout, "%s %s\n", *image, id)
+	return nil
+}
+
+// imageDigest prints a built-in recipe's digest, which names its image in caches.
+func imageDigest(inv *invocation, image, suiteDir string, o mirrorOptions, repos []string) error {
+	if suiteDir != "" || o.mirror != "" || len(repos) > 0 {
+		return usageError("image digest takes only --image NAME")
+	}
+	r, ok := sandbox.BuiltinRecipe(image)
+	if !ok {
+		return usageError("--image %s is not a built-in recipe; use tender-verifier/pytest or tender-verifier/go", image)
+	}
+	fmt.Fprintln(inv.Stdout, r.Digest())
+	return nil
+}
+
+// buildSuiteImages makes the image of every environment of a suite, used by a pair or not.
+func buildSuiteImages(ctx context.Context, inv *invocation, dir string, repoFlags []string, o mirrorOptions) error {
+	repos, err := parseRepoFlags(repoFlags)
+	if err != nil {
+		return err
+	}
+	s, err := loadSuite(dir, repos)
+	if err != nil {
+		return err
+	}
+	var envs []*grader.Environment
+	for _, name := range slices.Sorted(maps.Keys(s.Environments)) {
+		envs = append(envs, s.Environments[name])
+	}
+	if len(envs) == 0 {
+		return usageError("suite %s has no environments; `tender image build --image NAME` builds the built-in images", dir)
+	}
+	sweepScratch(inv)
+	d, err := docker.New(ctx)
+	if err != nil {
+		return err
+	}
+	defer d.Close(ctx)
+	failed := prepareEnvironments(ctx, inv.Stderr, d, s, envs, o)
+	for _, env := range envs {
+		state := env.ImageID
+		if env.Failed != "" {
+			state = "FAILED: " + env.Failed
+		}
+		fmt.Fprintf(inv.Stdout, "%s %s %s\n", env.Name, env.Ref, state)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return withCode(exitFailure, fmt.Errorf("%d of %d environment image(s) could not be prepared", failed, len(envs)))
+	}
 	return nil
 }
 

@@ -36,7 +36,7 @@ func cmdValidate(ctx context.Context, inv *invocation, args []string) error {
 	if !*runInstances {
 		return nil
 	}
-	backend, err := openBackend(ctx, inv, *trustLocal, s.Verifier.Image)
+	backend, err := openBackend(ctx, inv, *trustLocal, s)
 	if err != nil {
 		return err
 	}

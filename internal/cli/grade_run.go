@@ -166,10 +166,14 @@ func (g *gradeRun) inputs(backend sandbox.Backend, shard grader.Shard, results [
 	for path, sum := range g.suite.Files {
 		in.Files["suite/"+path] = sum
 	}
+	pairs := map[string]*grader.Pair{}
+	for _, p := range g.suite.Pairs {
+		pairs[p.ID] = p
+	}
 	for _, r := range results {
 		for _, c := range r.Checks {
-			if c.ImageID != "" {
-				in.Images[g.suite.Verifier.Image] = c.ImageID
+			if p := pairs[r.ID]; p != nil && c.ImageID != "" {
+				in.Images[g.suite.ImageLabel(p)] = c.ImageID
 			}
 		}
 	}

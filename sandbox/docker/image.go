@@ -26,27 +26,8 @@ const (
 // of the same recipe by another process is waited for, not repeated.
 func (d *Backend) EnsureImage(ctx context.Context, ref string, progress io.Writer) (string, error) {
 	progress = orDiscard(progress)
-	r, builtin := sandbox.BuiltinRecipe(ref)
-	if builtin {
-		if id, ok := d.currentImage(ctx, r); ok {
-			return id, nil
-		}
-		if err := d.inspectFailed(ctx, r.Ref()); err != nil {
-			return "", err // the engine did not say the image is missing
-		}
-		unlock, err := sandbox.LockBuild(ctx, r)
-		if err != nil {
-			return "", err
-		}
-		defer unlock()
-		if id, ok := d.currentImage(ctx, r); ok { // another process built it meanwhile
-			return id, nil
-		}
-		if err := d.inspectFailed(ctx, r.Ref()); err != nil {
-			return "", err
-		}
-		fmt.Fprintf(progress, "image %s: missing or out of date; building it offline\n", r.Ref())
-		return d.BuildImage(ctx, r, progress)
+	if r, builtin := sandbox.BuiltinRecipe(ref); builtin {
+		return d.EnsureRecipe(ctx, r, progress)
 	}
 	in, err := d.cli.ImageInspect(ctx, ref)
 	if err == nil {
@@ -141,7 +122,7 @@ func relayJSON(r io.Reader, progress io.Writer) error {
 	for {
 		var m struct {
 			Status, Progress, ID string
-			Error                string
+			Stream, Error        string
 		}
 		if err := dec.Decode(&m); err == io.EOF {
 			return nil
@@ -150,6 +131,9 @@ func relayJSON(r io.Reader, progress io.Writer) error {
 		}
 		if m.Error != "" {
 			return errors.New(m.Error)
+		}
+		if line := strings.TrimSpace(m.Stream); line != "" {
+			fmt.Fprintln(progress, line)
 		}
 		if m.Status != "" && m.Progress == "" {
 			fmt.Fprintf(progress, "engine: %s %s\n", m.ID, m.Status)

@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/sandbox"
+	"github.com/tender-grader/tender/sandbox/docker"
+)
+
+// mirrorOptions override the apt sources lookup of offline (debootstrap) builds.
+type mirrorOptions struct {
+	mirror, keyring string
+}
+
+func (o mirrorOptions) check() error {
+	if o.mirror != "" {
+		u, err := url.Parse(o.mirror)
+		if err != nil || !(u.Scheme == "http" || u.Scheme == "https" || u.Scheme == "file") || (u.Host == "" && u.Scheme != "file") {
+			return usageError("--mirror %q: give the URL of a Debian mirror (http, https or file)", o.mirror)
+		}
+	}
+	if o.keyring != "" {
+		if o.mirror == "" {
+			return usageError("--keyring is for --mirror: give the mirror too")
+		}
+		if info, err := os.Stat(o.keyring); err != nil || !info.Mode().IsRegular() {
+			return usageError("--keyring %s: not a readable file; install debian-archive-keyring or give the keyring's path", o.keyring)
+		}
+	}
+	return nil
+}
+
+func (o mirrorOptions) apply(r sandbox.Recipe) sandbox.Recipe {
+	r.Mirror, r.Keyring = o.mirror, o.keyring
+	return r
+}
+
+// prepareEnvironments makes the image of each environment once, before any pair runs, and
+// pins the environment to the image's ID. An environment whose image cannot be made is
+// marked failed: its pairs are graded error (verifier_failed), and the others go on.
+func prepareEnvironments(ctx context.Context, w io.Writer, d *docker.Backend, s *grader.Suite, envs []*grader.Environment, o mirrorOptions) (failed int) {
+	for i, env := range envs {
+		start := time.Now()
+		fmt.Fprintf(w, "tender: environment %d/%d %s (%s): image %s\n", i+1, len(envs), env.Name, env.Kind, env.Ref)
+		id, err := ensureEnvironment(ctx, d, s, env, o, w)
+		if err != nil {
+			env.Failed = strings.Join(strings.Fields(err.Error()), " ")
+			failed++
+			fmt.Fprintf(w, "tender: environment %s: FAILED: %s\n", env.Name, env.Failed)
+			continue
+		}
+		env.ImageID = id
+		fmt.Fprintf(w, "tender: environment %s: ready, image %s (%s)\n", env.Name, id, time.Since(start).Round(100*time.Millisecond))
+	}
+	return failed
+}
+
+func ensureEnvironment(ctx context.Context, d *docker.Backend, s *grader.Suite, env *grader.Environment, o mirrorOptions, w io.Writer) (string, error) {
+	switch env.Kind {
+	case grader.EnvDebian:
+		return d.EnsureRecipe(ctx, o.apply(env.Recipe), w)
+	case grader.EnvDockerfile:
+		return d.EnsureDockerfile(ctx, docker.DockerfileBuild{
+			Ref: env.Ref, Digest: env.Digest, ContextDir: filepath.Join(s.Dir, filepath.FromSlash(env.Context)),
+			Dockerfile: strings.TrimPrefix(env.Dockerfile, env.Context+"/"),
+		}, w)
+	}
+	return d.EnsurePinned(ctx, env.Ref, w)
+}
+
+// needsSuiteImage reports whether some pair runs in the suite's own verifier image.
+func needsSuiteImage(s *grader.Suite) bool {
+	for _, p := range s.Pairs {
+		if p.Environment == "" {
+			return true
+		}
+	}
+	return false
+}
