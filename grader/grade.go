@@ -33,6 +33,9 @@ type Options struct {
 	// fresh verifier, to tell a flaky test from a failing one (0 to MaxReruns). A rerun never
 	// improves a fail_to_pass verdict.
 	Reruns int
+	// Rerunning, when set, is told before each rerun of a check (what is "rerun" or "base":
+	// a run on the base commit under flaky: excluded), so that the operator sees the work.
+	Rerunning func(pair, check, what string, n, of int)
 	// Sink receives each pair's result as soon as the pair ends; it must be safe to call from
 	// several goroutines. Progress is called after Sink with the count of pairs done.
 	Sink     func(report.PairResult) error

@@ -90,6 +90,7 @@ func runOf(chk report.Check) run {
 func (pl *pipeline) rerun(ctx context.Context, name string, ids []string, first report.Check) ([]run, *report.Reason, error) {
 	runs := []run{runOf(first)}
 	for i := 1; i <= pl.opts.Reruns && !learned(runs); i++ {
+		pl.rerunning(name, "rerun", i)
 		cr, err := pl.check(ctx, fmt.Sprintf("%s-rerun%d", name, i), ids)
 		if stop, note := rerunFailed(err, fmt.Sprintf("rerun %d", i)); stop != nil || note != nil {
 			return runs, note, stop
@@ -97,6 +98,12 @@ func (pl *pipeline) rerun(ctx context.Context, name string, ids []string, first 
 		runs = append(runs, runOf(cr.Check))
 	}
 	return runs, nil, nil
+}
+
+func (pl *pipeline) rerunning(check, what string, n int) {
+	if pl.opts.Rerunning != nil {
+		pl.opts.Rerunning(pl.pair.ID, check, what, n, pl.opts.Reruns)
+	}
 }
 
 // rerunFailed sorts a rerun's error: an integrity violation ends the pair; anything else
@@ -166,6 +173,7 @@ func (pl *pipeline) failsOnBase(ctx context.Context, name string, ids, flaky []s
 	seen := map[string]bool{}
 	note := fmt.Sprintf("it never failed on the base commit in %d runs without the candidate's patch: it counts as failed", pl.opts.Reruns)
 	for i := 1; i <= pl.opts.Reruns && len(seen) < len(flaky); i++ {
+		pl.rerunning(name, "base", i)
 		cr, err := pl.check(ctx, fmt.Sprintf("%s-base%d", name, i), ids)
 		if err != nil {
 			note = fmt.Sprintf("base run %d could not run (%v): it counts as failed", i, err)
