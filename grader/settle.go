@@ -92,7 +92,7 @@ func (pl *pipeline) rerun(ctx context.Context, name string, ids []string, first 
 	for i := 1; i <= pl.opts.Reruns && !learned(runs); i++ {
 		pl.rerunning(name, "rerun", i)
 		cr, err := pl.check(ctx, fmt.Sprintf("%s-rerun%d", name, i), ids)
-		if stop, note := rerunFailed(err, fmt.Sprintf("rerun %d", i)); stop != nil || note != nil {
+		if note, stop := rerunFailed(err, fmt.Sprintf("rerun %d", i)); stop != nil || note != nil {
 			return runs, note, stop
 		}
 		runs = append(runs, runOf(cr.Check))
@@ -108,15 +108,15 @@ func (pl *pipeline) rerunning(check, what string, n int) {
 
 // rerunFailed sorts a rerun's error: an integrity violation ends the pair; anything else
 // stops the reruns with a note.
-func rerunFailed(err error, which string) (stop error, note *report.Reason) {
+func rerunFailed(err error, which string) (note *report.Reason, stop error) {
 	if err == nil {
 		return nil, nil
 	}
 	var ve *verdictError
 	if errors.As(err, &ve) && ve.verdict == report.IntegrityViolation {
-		return err, nil
+		return nil, err
 	}
-	return nil, &report.Reason{Code: report.CodeFlaky, Detail: which + " could not run, so the reruns stopped (the runs before it stand): " + err.Error()}
+	return &report.Reason{Code: report.CodeFlaky, Detail: which + " could not run, so the reruns stopped (the runs before it stand): " + err.Error()}, nil
 }
 
 // learned: every test that failed in the first run has passed in a later one.
