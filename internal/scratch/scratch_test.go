@@ -98,6 +98,9 @@ func TestSweepJudges(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	if got := OtherNamespace(parent); !slices.Equal(got, []string{otherNS}) {
+		t.Errorf("OtherNamespace = %v, want [%s]", got, otherNS)
+	}
 	removed, err := Sweep(parent)
 	if err != nil {
 		t.Fatal(err)
