@@ -71,7 +71,7 @@ func (pl *pipeline) check(ctx context.Context, name string, ids []string) (*chec
 
 // applyCandidate applies the candidate's patch; instance validation runs without one.
 func (pl *pipeline) applyCandidate(ctx context.Context, tree string) error {
-	if pl.patch == nil {
+	if pl.patch == nil || pl.unpatched {
 		return nil
 	}
 	err := gitsafe.Apply(ctx, pl.patch, tree)

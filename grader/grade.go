@@ -29,11 +29,21 @@ type Options struct {
 	LogDir      string                       // where per-check logs and JUnit files go (bundle-relative names are recorded)
 	Now         func() time.Time
 	Getenv      func(string) string // host environment, read only for the suite's pass_env names
+	// Reruns is how many more times a check whose required tests failed is run, each in a
+	// fresh verifier, to tell a flaky test from a failing one (0 to MaxReruns). A rerun never
+	// improves a fail_to_pass verdict.
+	Reruns int
+	// Rerunning, when set, is told before each rerun of a check (what is "rerun" or "base":
+	// a run on the base commit under flaky: excluded), so that the operator sees the work.
+	Rerunning func(pair, check, what string, n, of int)
 	// Sink receives each pair's result as soon as the pair ends; it must be safe to call from
 	// several goroutines. Progress is called after Sink with the count of pairs done.
 	Sink     func(report.PairResult) error
 	Progress func(done, total int, r report.PairResult)
 }
+
+// MaxReruns caps Options.Reruns: each rerun is a whole verifier run.
+const MaxReruns = 10
 
 // ErrNoPairs means the shard or the filters left nothing to grade.
 var ErrNoPairs = errors.New("no pairs to grade")
@@ -44,6 +54,9 @@ var ErrNoPairs = errors.New("no pairs to grade")
 func Grade(ctx context.Context, s *Suite, opts Options) ([]report.PairResult, error) {
 	if opts.Concurrency <= 0 {
 		return nil, fmt.Errorf("concurrency must be at least 1, got %d", opts.Concurrency)
+	}
+	if opts.Reruns < 0 || opts.Reruns > MaxReruns {
+		return nil, fmt.Errorf("reruns must be 0 to %d, got %d", MaxReruns, opts.Reruns)
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -154,15 +167,16 @@ func gradeSafely(ctx context.Context, s *Suite, p *Pair, repos *repoSet, opts Op
 		r.DurationMillis = opts.Now().Sub(start).Milliseconds()
 		r.ExpectMet = expectMet(p.Expect, r.Verdict)
 	}()
-	ctx, cancel := context.WithTimeout(ctx, pairDeadline(s))
+	ctx, cancel := context.WithTimeout(ctx, pairDeadline(s, opts.Reruns))
 	defer cancel()
 	pl := &pipeline{suite: s, pair: p, repo: repos.get(p.Repository), opts: opts}
 	return pl.run(ctx, start)
 }
 
-// pairDeadline bounds a whole pair: two checks, each with its timeout plus room to set up.
-func pairDeadline(s *Suite) time.Duration {
-	return 2*(s.Verifier.Timeout+90*time.Second) + time.Minute
+// pairDeadline bounds a whole pair: two checks, each with its timeout plus room to set up,
+// and each run up to 2*reruns more times (reruns, then the base-commit runs of flaky: excluded).
+func pairDeadline(s *Suite, reruns int) time.Duration {
+	return time.Duration(2*(1+2*reruns))*(s.Verifier.Timeout+90*time.Second) + time.Minute
 }
 
 func expectMet(want, got report.Verdict) *bool {

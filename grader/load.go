@@ -44,6 +44,7 @@ type SuiteDoc struct {
 	Environments   map[string]EnvironmentDoc `yaml:"environments,omitempty"`
 	ProtectedPaths *[]string                 `yaml:"protected_paths,omitempty"`
 	RestoredPaths  *[]string                 `yaml:"restored_paths,omitempty"`
+	Flaky          string                    `yaml:"flaky,omitempty"` // FlakyFailed (default) or FlakyExcluded
 	Pairs          []PairDoc                 `yaml:"pairs,omitempty"`
 }
 
@@ -248,6 +249,9 @@ func (l *loader) build(raw *SuiteDoc, lines []int, opts LoadOptions) (*Suite, er
 	if s.Verifier, err = l.verifier(raw.Verifier); err != nil {
 		return nil, err
 	}
+	if s.Flaky, err = l.flaky(raw.Flaky); err != nil {
+		return nil, err
+	}
 	if s.Environments, err = l.environments(raw.Environments, s.Verifier.Runner); err != nil {
 		return nil, err
 	}
@@ -288,6 +292,17 @@ func (l *loader) build(raw *SuiteDoc, lines []int, opts LoadOptions) (*Suite, er
 		return nil, err
 	}
 	return s, nil
+}
+
+// flaky reads the suite's policy for flaky required tests.
+func (l *loader) flaky(v string) (string, error) {
+	switch v {
+	case "", FlakyFailed:
+		return FlakyFailed, nil
+	case FlakyExcluded:
+		return FlakyExcluded, nil
+	}
+	return "", l.errf("flaky", "is %q; write failed (a flaky required test counts as failed, the default) or excluded (a flaky pass_to_pass test is dropped)", v)
 }
 
 func orDefault(given *[]string, defaults []string) []string {
@@ -689,11 +704,15 @@ func inputDigest(s *Suite, p *Pair) (string, error) {
 	} else {
 		srcDigest = "clone:" + src.Clone
 	}
-	doc, err := json.Marshal(map[string]any{
+	m := map[string]any{
 		"verifier": s.VerifierFor(p), "protected": s.ProtectedPaths, "restored": s.RestoredPaths,
 		"repo": srcDigest, "base": p.BaseCommit, "digests": p.Digests, "ref": sha(p.ReferencePatch),
 		"f2p": p.FailToPass, "p2p": p.PassToPass, "expect": p.Expect,
-	})
+	}
+	if s.Flaky != FlakyFailed {
+		m["flaky"] = s.Flaky // only when set: the digests of today's suites stay as they are
+	}
+	doc, err := json.Marshal(m)
 	if err != nil {
 		return "", fmt.Errorf("its inputs cannot be digested: %w", err)
 	}

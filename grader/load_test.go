@@ -48,6 +48,29 @@ func TestLoadGoodSuite(t *testing.T) {
 	}
 }
 
+// TestFlakyPolicyLoads: the flaky key is an addition. A suite without it loads as failed with
+// the same input digest as before the key existed; excluded changes the digest (it can change
+// a verdict, so --resume must not keep a record graded under the other policy).
+func TestFlakyPolicyLoads(t *testing.T) {
+	digest := func(manifest string) (string, string) {
+		s, err := Load(writeLoadSuite(t, manifest, nil), LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Flaky, s.Pairs[0].InputDigest
+	}
+	policy, plain := digest(goodSuite)
+	if policy != FlakyFailed {
+		t.Errorf("default policy %q, want %q", policy, FlakyFailed)
+	}
+	if p, d := digest(strings.Replace(goodSuite, "pairs:", "flaky: failed\npairs:", 1)); p != FlakyFailed || d != plain {
+		t.Errorf("flaky: failed gives %q, digest %s; want failed and the digest without the key, %s", p, d, plain)
+	}
+	if p, d := digest(strings.Replace(goodSuite, "pairs:", "flaky: excluded\npairs:", 1)); p != FlakyExcluded || d == plain {
+		t.Errorf("flaky: excluded gives %q with digest %s (plain %s)", p, d, plain)
+	}
+}
+
 // TestMalformedSuites: every malformed suite is refused with an error that wraps ErrBadSuite,
 // is one line, and names the file and the field (or, for a YAML-level problem, the key).
 func TestMalformedSuites(t *testing.T) {
@@ -87,6 +110,7 @@ func TestMalformedSuites(t *testing.T) {
 		{"empty file", "", nil, [2]string{}, "", []string{"empty"}},
 		{"no pairs", "name: t\nversion: \"1\"\nrepositories:\n  r:\n    fast_export: repos/r.fi\npairs: []\n", nil, [2]string{}, "pairs", []string{"at least one pair"}},
 		{"option-like test id", sub(`pass_to_pass: ["tests/test_a.py::test_b"]`, `pass_to_pass: ["--co"]`), nil, [2]string{}, "pairs[0].pass_to_pass[0]", []string{"not a usable test ID"}},
+		{"bad flaky policy", sub("pairs:", "flaky: ignored\npairs:"), nil, [2]string{}, "flaky", []string{"failed", "excluded"}},
 		{"duplicate test id", sub(`pass_to_pass: ["tests/test_a.py::test_b"]`, `pass_to_pass: ["a::b", "a::b"]`), nil, [2]string{}, "pairs[0].pass_to_pass[1]", []string{"twice"}},
 	}
 	for _, tt := range tests {

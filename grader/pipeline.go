@@ -31,6 +31,8 @@ type pipeline struct {
 
 	notes []report.Reason // what decides nothing but belongs in the result, after the reasons
 
+	unpatched bool // the checks run now are on the base commit: the candidate's patch is not applied
+
 	baseOnce sync.Once
 	base     *baseTree
 	baseErr  error
@@ -194,6 +196,9 @@ func (pl *pipeline) runChecks(ctx context.Context, r *report.PairResult) error {
 		cr, err := pl.check(ctx, c.name, c.ids)
 		if err == nil && !cr.Passed {
 			cr.Check, err = pl.settle(ctx, c.name, c.ids, cr.Check)
+			if err == nil && cr.Passed {
+				notes = append(notes, prefixed(c.name, cr.Reasons)...) // settled: only notes are left
+			}
 		}
 		if len(r.Checks) == 0 && (cr.ran || err == nil) {
 			notes = append(notes, resetNotes(cr.reset)...) // the same in every check

@@ -49,6 +49,12 @@ const (
 	RunnerCommand = "command"
 )
 
+// Flaky policies (the suite's `flaky:` key).
+const (
+	FlakyFailed   = "failed"   // a flaky required test counts as failed (the default)
+	FlakyExcluded = "excluded" // a flaky pass_to_pass test that also fails on the base commit is dropped
+)
+
 // Suite is a loaded, validated suite. Every input file has been read or digested.
 type Suite struct {
 	Dir            string
@@ -61,6 +67,7 @@ type Suite struct {
 	RestoredPaths  []string
 	Protected      *integrity.Matcher
 	Restored       *integrity.Matcher
+	Flaky          string // FlakyFailed or FlakyExcluded: what a required test found flaky by --reruns counts as
 	Pairs          []*Pair
 	Files          map[string]string // suite-relative path -> sha256 of every file in the suite directory
 	Digest         string            // sha256 over the sorted Files list

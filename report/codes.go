@@ -53,6 +53,8 @@ const (
 
 	CodeEvaluatorReset Code = "evaluator_files_reset"
 
+	CodeFlaky Code = "flaky"
+
 	CodeTestMissing      Code = "test_missing"
 	CodeTestDuplicate    Code = "test_duplicate"
 	CodeTestSkipped      Code = "test_skipped"
@@ -110,6 +112,7 @@ var registry = []CodeInfo{
 	{CodeTampering, "bootstrap", "the code under test tampered with the test machinery (a tripwire that fails the check)", NoLocus, false},
 	{CodeTripwire, "bootstrap", "the code under test did something unusual that decides nothing; noted", NoLocus, true},
 	{CodeBootstrap, "bootstrap", "Tender's pytest bootstrap could not run the tests; no verdict", NoLocus, false},
+	{CodeFlaky, "reruns", "a required test's outcome differed across reruns (`--reruns`); it counts as failed unless the suite says `flaky: excluded` and it is a pass_to_pass test that also fails on the base commit (noted)", NoLocus, true},
 	{CodeEvaluatorReset, "restore", "the candidate changed an evaluator file; it was reset before the tests ran (noted)", NoLocus, true},
 
 	{CodeTestMissing, "reconcile", "a required test is not in the report", NoLocus, false},

@@ -46,6 +46,9 @@ const (
 	TestXPass     TestStatus = "xpass"
 	TestMissing   TestStatus = "missing"
 	TestDuplicate TestStatus = "duplicate"
+	// TestExcluded: a flaky pass_to_pass test dropped from the required set under the suite's
+	// `flaky: excluded` policy (never a fail_to_pass test).
+	TestExcluded TestStatus = "excluded"
 )
 
 // Fingerprint identifies the workspace a check ran in, recorded before the patch is applied.

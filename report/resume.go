@@ -76,8 +76,27 @@ func recordFiles(dir string, r PairResult) ([]string, error) {
 			}
 			names = append(names, n)
 		}
+		names = append(names, rerunFiles(dir, r.ID, c.Name)...)
 	}
 	return names, nil
+}
+
+// rerunFiles are the logs of a check's reruns and base-commit runs (--reruns), which the
+// record does not name: its flaky reasons summarize them. Only regular files are kept.
+func rerunFiles(dir, id, check string) []string {
+	var names []string
+	for _, kind := range []string{"-rerun", "-base"} {
+		for _, ext := range []string{".log", ".junit.xml"} {
+			matches, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(PairDir(id)), check+kind+"[0-9]*"+ext))
+			for _, m := range matches {
+				if fi, err := os.Lstat(m); err == nil && fi.Mode().IsRegular() {
+					rel, _ := filepath.Rel(dir, m)
+					names = append(names, filepath.ToSlash(rel))
+				}
+			}
+		}
+	}
+	return names
 }
 
 // staleFiles lists what a resume removes: everything but results.jsonl and the files kept,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/tender-grader/tender/grader"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/github"
 )
@@ -20,7 +21,7 @@ import (
 // actionInputs are the inputs of action.yml, read from INPUT_* by go-githubactions.
 type actionInputs struct {
 	Command, Suite, Concurrency, Shard, Token, Environment, SigningKey, FailOn string
-	PublicKey, Out, SHA, CheckName, Annotations                                string
+	PublicKey, Out, SHA, CheckName, Annotations, Reruns                        string
 	Repos, Bundles                                                             []string
 	Publish, JobSummary                                                        bool
 	HeadSHA                                                                    string // sha, else from the event
@@ -83,7 +84,7 @@ func readActionInputs(a *githubactions.Action) (actionInputs, error) {
 		FailOn: orDefault(a.GetInput("fail-on"), "error"), PublicKey: a.GetInput("public-key"),
 		Out: orDefault(a.GetInput("out"), "tender-out"), Repos: lines(a.GetInput("repos")),
 		Bundles: lines(a.GetInput("bundle")), SHA: a.GetInput("sha"), CheckName: a.GetInput("check-name"),
-		Annotations: a.GetInput("annotations"),
+		Annotations: a.GetInput("annotations"), Reruns: a.GetInput("reruns"),
 	}
 	var err error
 	if in.Publish, err = parseBoolInput("publish", a.GetInput("publish"), false); err != nil {
@@ -112,6 +113,11 @@ func (in actionInputs) validate() error {
 	if in.Concurrency != "" {
 		if n, err := strconv.Atoi(in.Concurrency); err != nil || n < 1 {
 			return usageError("input concurrency: %q is not a positive integer", in.Concurrency)
+		}
+	}
+	if in.Reruns != "" {
+		if n, err := strconv.Atoi(in.Reruns); err != nil || n < 0 || n > grader.MaxReruns {
+			return usageError("input reruns: %q is not a whole number from 0 to %d", in.Reruns, grader.MaxReruns)
 		}
 	}
 	if in.Command == "merge" && len(in.Bundles) < 2 {
@@ -194,6 +200,9 @@ func (in actionInputs) gradeArgs() []string {
 	}
 	if in.Shard != "" {
 		args = append(args, "--shard", in.Shard)
+	}
+	if in.Reruns != "" {
+		args = append(args, "--reruns", in.Reruns)
 	}
 	for _, r := range in.Repos {
 		args = append(args, "--repo", r)

@@ -192,6 +192,8 @@ func TestActionRejectsBadInputs(t *testing.T) {
 		"short sha":             {"command": "publish", "sha": "abc123"},
 		"bad annotations":       {"command": "publish", "annotations": "0"},
 		"bad job-summary":       {"command": "verify", "job-summary": "maybe"},
+		"reruns over the cap":   {"command": "grade", "suite": repoRoot + "/fixtures/demo", "reruns": "11"},
+		"negative reruns":       {"command": "grade", "suite": repoRoot + "/fixtures/demo", "reruns": "-1"},
 	}
 	for name, inputs := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -206,9 +208,9 @@ func TestActionRejectsBadInputs(t *testing.T) {
 
 func TestActionArgs(t *testing.T) {
 	in := actionInputs{Command: "grade", Suite: "fixtures/demo", Out: "out", Concurrency: "3", Shard: "2/3",
-		Repos: []string{"calc=../calc", "web=/src/web"}}
+		Repos: []string{"calc=../calc", "web=/src/web"}, Reruns: "3"}
 	args, dir := in.args()
-	want := []string{"grade", "fixtures/demo", "--out", "out", "--concurrency", "3", "--shard", "2/3", "--repo", "calc=../calc", "--repo", "web=/src/web"}
+	want := []string{"grade", "fixtures/demo", "--out", "out", "--concurrency", "3", "--shard", "2/3", "--reruns", "3", "--repo", "calc=../calc", "--repo", "web=/src/web"}
 	if d := cmp.Diff(want, args); d != "" || dir != "out" {
 		t.Errorf("args (-want +got):\n%s\nbundle %s", d, dir)
 	}

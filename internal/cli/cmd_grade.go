@@ -20,7 +20,7 @@ import (
 	"github.com/tender-grader/tender/sandbox/docker"
 )
 
-const gradeUsage = "grade SUITE [--out DIR] [--concurrency N] [--repo ID=PATH]... [--shard k/n] [--resume DIR] [--signing-key FILE] [--trust-local-execution]"
+const gradeUsage = "grade SUITE [--out DIR] [--concurrency N] [--repo ID=PATH]... [--shard k/n] [--reruns N] [--resume DIR] [--signing-key FILE] [--trust-local-execution]"
 
 // gradeFlags are the options of `tender grade`, also filled by the Action.
 type gradeFlags struct {
@@ -32,6 +32,7 @@ type gradeFlags struct {
 	signingKey  string
 	resume      string
 	pinned      bool
+	reruns      int
 	outSet      bool // --out was given, not defaulted
 }
 
@@ -45,6 +46,7 @@ func cmdGrade(ctx context.Context, inv *invocation, args []string) error {
 	fs.StringVar(&f.shard, "shard", "", "grade only shard `k/n` of the pairs")
 	fs.StringVar(&f.signingKey, "signing-key", "", "ed25519 private key `file` to sign the bundle (or TENDER_SIGNING_KEY)")
 	fs.StringVar(&f.resume, "resume", "", "continue an interrupted run in `DIR`, keeping its finished pairs")
+	fs.IntVar(&f.reruns, "reruns", 0, fmt.Sprintf("rerun a check whose required tests failed up to `N` more times (0-%d) to catch flaky tests", grader.MaxReruns))
 	fs.BoolVar(&f.pinned, "pinned", false, "for --repo clones, require HEAD to equal each pair's base commit")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -60,6 +62,9 @@ func cmdGrade(ctx context.Context, inv *invocation, args []string) error {
 func gradeSuite(ctx context.Context, inv *invocation, dir string, f gradeFlags) error {
 	if f.concurrency < 1 {
 		return usageError("--concurrency %d: give at least 1", f.concurrency)
+	}
+	if f.reruns < 0 || f.reruns > grader.MaxReruns {
+		return usageError("--reruns %d: give 0 to %d (each rerun is a whole verifier run)", f.reruns, grader.MaxReruns)
 	}
 	shard, err := parseShardFlag(f.shard)
 	if err != nil {
@@ -91,7 +96,7 @@ func gradeSuite(ctx context.Context, inv *invocation, dir string, f gradeFlags) 
 	g := &gradeRun{inv: inv, suite: s, out: out, start: time.Now()}
 	results, err := g.grade(ctx, grader.Options{
 		Backend: backend, Concurrency: f.concurrency, RunID: runID, Pinned: f.pinned, Shard: shard,
-		Skip: out.skip, LogDir: out.path, Getenv: inv.Getenv,
+		Skip: out.skip, LogDir: out.path, Getenv: inv.Getenv, Reruns: f.reruns,
 	})
 	if err != nil {
 		g.resumeHint(ctx, err)

@@ -133,6 +133,9 @@ func cmdGC(ctx context.Context, inv *invocation, args []string) error {
 		fmt.Fprintln(inv.Stdout, "removed", dir)
 	}
 	fmt.Fprintf(inv.Stdout, "%d temporary director(ies) of dead runs removed\n", len(dirs))
+	for _, dir := range scratch.OtherNamespace("") {
+		fmt.Fprintln(inv.Stdout, "left alone (made in another pid namespace; remove it from there, or by hand once its run is over):", dir)
+	}
 	d, err := docker.New(ctx)
 	if err != nil {
 		return errors.Join(derr, err)

@@ -40,6 +40,7 @@ func (g *gradeRun) grade(ctx context.Context, opts grader.Options) ([]report.Pai
 	g.w = w
 	opts.Sink = w.Append
 	opts.Progress = g.progress
+	opts.Rerunning = g.rerunning
 	total := len(opts.Shard.Select(g.suite.Pairs))
 	if total == 0 {
 		// An empty shard is a whole bundle: merge needs one from every shard.
@@ -103,6 +104,23 @@ func (g *gradeRun) progress(done, total int, r report.PairResult) {
 	}
 	fmt.Fprintf(g.inv.Stderr, "\r%s%s", line, pad)
 	g.lastLen = len(line)
+}
+
+// rerunning says that a pair's check is being run again (--reruns), on its own line: a pair
+// with reruns takes several times as long. Ids are restricted at load and check names are
+// Tender's, so the line carries no candidate text.
+func (g *gradeRun) rerunning(pair, check, what string, n, of int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	line := fmt.Sprintf("tender: %s: %s check failed; rerun %d of at most %d", pair, check, n, of)
+	if what == "base" {
+		line = fmt.Sprintf("tender: %s: %s check: flaky tests; base-commit run %d of at most %d (flaky: excluded)", pair, check, n, of)
+	}
+	if g.inv.TTY && g.lastLen > 0 {
+		line = "\r" + line + strings.Repeat(" ", max(g.lastLen-len(line), 0))
+		g.lastLen = 0
+	}
+	fmt.Fprintln(g.inv.Stderr, line)
 }
 
 // actionsGroup writes one collapsible log group per pair in GitHub Actions. Only Tender's own

@@ -12,21 +12,27 @@ import (
 
 // Owner identifies a process across pid reuse and reboots: the pid alone means nothing on
 // another host or after a reboot, and pids are reused; the start time (in clock ticks since
-// boot, from /proc/<pid>/stat) pins the pid to one process.
+// boot, from /proc/<pid>/stat) pins the pid to one process. A pid is a number in one pid
+// namespace: a record made in another (another container, a CI job's container on the same
+// host and boot) cannot be checked against this process's /proc, so PidNS names the
+// namespace (the target of /proc/self/ns/pid, "pid:[4026531836]"). Records written before it
+// existed have none and are judged as before.
 type Owner struct {
 	Host  string `json:"host"`
 	Boot  string `json:"boot"`
 	Pid   int    `json:"pid"`
 	Start string `json:"start"`
+	PidNS string `json:"pidns,omitempty"`
 }
 
 // Liveness is a judgement of an Owner from this process's point of view.
 type Liveness int
 
 const (
-	Alive   Liveness = iota // the owner is running: leave its things alone
-	Dead                    // the owner is gone: its things are leftovers
-	Foreign                 // another host made it: this process cannot judge
+	Alive      Liveness = iota // the owner is running: leave its things alone
+	Dead                       // the owner is gone: its things are leftovers
+	Foreign                    // another host made it: this process cannot judge
+	OtherPidNS                 // another pid namespace made it: its pid means nothing here; leave it alone
 )
 
 var self struct {
@@ -54,7 +60,20 @@ func identify(pid int) (Owner, error) {
 	if err != nil {
 		return Owner{}, fmt.Errorf("scratch: start time of %d: %w", pid, err)
 	}
-	return Owner{Host: host, Boot: boot, Pid: pid, Start: start}, nil
+	ns, err := PidNamespace(pid)
+	if err != nil {
+		return Owner{}, err
+	}
+	return Owner{Host: host, Boot: boot, Pid: pid, Start: start, PidNS: ns}, nil
+}
+
+// PidNamespace names the pid namespace of pid, as /proc/<pid>/ns/pid links to it.
+func PidNamespace(pid int) (string, error) {
+	ns, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/pid")
+	if err != nil {
+		return "", fmt.Errorf("scratch: pid namespace of %d: %w", pid, err)
+	}
+	return ns, nil
 }
 
 // BootID names this boot of the machine.
@@ -92,6 +111,8 @@ func (me Owner) Judge(o Owner) Liveness {
 		return Foreign
 	case o.Boot != me.Boot:
 		return Dead // the machine rebooted since: its processes are gone
+	case o.PidNS != "" && me.PidNS != "" && o.PidNS != me.PidNS:
+		return OtherPidNS
 	case o.Pid <= 0:
 		return Dead
 	}

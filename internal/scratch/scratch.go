@@ -67,6 +67,30 @@ func readOwner(dir string) (o Owner, ok bool) {
 	return o, true
 }
 
+// OtherNamespace lists the directories in parent (os.TempDir() when "") that MkdirTemp made
+// in another pid namespace of this host and boot: Sweep leaves them alone, since their pid
+// cannot be checked from here, and `tender gc` names them.
+func OtherNamespace(parent string) []string {
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	me, err := Self()
+	if err != nil {
+		return nil
+	}
+	entries, _ := os.ReadDir(parent)
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), Prefix) {
+			continue
+		}
+		if o, ok := readOwner(filepath.Join(parent, e.Name())); ok && me.Judge(o) == OtherPidNS {
+			out = append(out, filepath.Join(parent, e.Name()))
+		}
+	}
+	return out
+}
+
 // Sweep removes the directories in parent (os.TempDir() when "") that MkdirTemp made for
 // processes that are gone. Anything mounted inside one (debootstrap mounts /proc and /sys in
 // a rootfs it is building) is detached first; a directory with a mount that will not go is

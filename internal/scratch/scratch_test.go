@@ -87,6 +87,10 @@ func TestSweepJudges(t *testing.T) {
 	t.Cleanup(func() { syscall.Unmount(proc, syscall.MNT_DETACH) })
 	live := mkdir("tender-git-live", &me)
 	foreign := mkdir("tender-check-foreign", &Owner{Host: "elsewhere", Boot: me.Boot, Pid: 1, Start: "1"})
+	// A run in another pid namespace (a container on this host): its pid 1 is not ours.
+	otherNS := mkdir("tender-check-otherns", ptr(otherNamespaceOwner(t, me)))
+	// A record from before namespaces were recorded is judged as it always was.
+	oldDead := mkdir("tender-check-olddead", &Owner{Host: me.Host, Boot: me.Boot, Pid: 1 << 22, Start: "1"})
 	unowned := mkdir("tender-check-unowned", nil)
 	notOurs := mkdir("other-dead", &dead)
 	target := mkdir("elsewhere-dead", &dead)
@@ -94,15 +98,18 @@ func TestSweepJudges(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	if got := OtherNamespace(parent); !slices.Equal(got, []string{otherNS}) {
+		t.Errorf("OtherNamespace = %v, want [%s]", got, otherNS)
+	}
 	removed, err := Sweep(parent)
 	if err != nil {
 		t.Fatal(err)
 	}
 	slices.Sort(removed)
-	if want := []string{deadDir, rebooted, mounted}; !slices.Equal(removed, slices.Sorted(slices.Values(want))) {
+	if want := []string{deadDir, rebooted, mounted, oldDead}; !slices.Equal(removed, slices.Sorted(slices.Values(want))) {
 		t.Errorf("Sweep removed %v, want %v", removed, want)
 	}
-	for _, d := range []string{live, foreign, unowned, notOurs, target} {
+	for _, d := range []string{live, foreign, otherNS, unowned, notOurs, target} {
 		if _, err := os.Stat(filepath.Join(d, "sub")); err != nil {
 			t.Errorf("Sweep touched %s: %v", d, err)
 		}
@@ -118,5 +125,53 @@ func TestSweepJudges(t *testing.T) {
 func TestMkdirTempNeedsThePrefix(t *testing.T) {
 	if _, err := MkdirTemp(t.TempDir(), "check-"); err == nil {
 		t.Error("MkdirTemp made a directory Sweep would never look at")
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// otherNamespaceOwner is the owner record a process in a new pid namespace writes for itself:
+// pid 1 there, with its own start time. In this namespace pid 1 is init, with another start
+// time, so judging the record by pid would call a live run dead.
+func otherNamespaceOwner(t *testing.T, me Owner) Owner {
+	t.Helper()
+	out, err := exec.Command("unshare", "--pid", "--fork", "--mount-proc", "sh", "-c",
+		`echo $$; readlink /proc/self/ns/pid; cut -d" " -f22 /proc/$$/stat`).Output()
+	if err != nil {
+		t.Fatalf("unshare a pid namespace (the test needs root): %v", err)
+	}
+	f := strings.Fields(string(out))
+	if len(f) != 3 || f[0] != "1" || f[1] == me.PidNS {
+		t.Fatalf("unshare printed %q; want pid 1 in a new namespace", out)
+	}
+	return Owner{Host: me.Host, Boot: me.Boot, Pid: 1, Start: f[2], PidNS: f[1]}
+}
+
+func TestJudgePidNamespace(t *testing.T) {
+	me, err := Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(me.PidNS, "pid:[") {
+		t.Fatalf("Self().PidNS = %q, want the target of /proc/self/ns/pid", me.PidNS)
+	}
+	other := otherNamespaceOwner(t, me)
+	old := other
+	old.PidNS = "" // written before the field existed
+	gone := Owner{Host: me.Host, Boot: me.Boot, Pid: 1 << 22, Start: "1", PidNS: me.PidNS}
+	for _, tt := range []struct {
+		name string
+		o    Owner
+		want Liveness
+	}{
+		{"this process", me, Alive},
+		{"another pid namespace", other, OtherPidNS},
+		{"another pid namespace, before a reboot", Owner{Host: me.Host, Boot: "old", Pid: 1, PidNS: other.PidNS}, Dead},
+		{"an old record without a namespace", old, Dead},
+		{"a gone pid in this namespace", gone, Dead},
+	} {
+		if got := me.Judge(tt.o); got != tt.want {
+			t.Errorf("%s: Judge = %d, want %d", tt.name, got, tt.want)
+		}
 	}
 }

@@ -40,7 +40,7 @@ func Level(p report.PairResult) string {
 		return LevelWarning
 	}
 	for _, r := range p.Reasons {
-		if strings.Contains(string(r.Code), "flaky") {
+		if r.Code == report.CodeFlaky {
 			return LevelNotice
 		}
 	}

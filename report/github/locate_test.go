@@ -81,7 +81,7 @@ func TestLevelsAndConclusion(t *testing.T) {
 			t.Errorf("Level(%s) = %q, want %q", v, got, want)
 		}
 	}
-	if got := Level(report.PairResult{Verdict: report.Resolved, Reasons: []report.Reason{{Code: "flaky_test"}}}); got != LevelNotice {
+	if got := Level(report.PairResult{Verdict: report.Resolved, Reasons: []report.Reason{{Code: report.CodeFlaky}}}); got != LevelNotice {
 		t.Errorf("flaky resolved pair: level %q, want notice", got)
 	}
 }

@@ -374,7 +374,7 @@ func TestFallbackCapsAtGitHubsPerStepLimits(t *testing.T) {
 	}
 	add(15, "a-integrity", report.IntegrityViolation, "protected_path")
 	add(25, "b-unresolved", report.Unresolved, "test_failed")
-	add(12, "c-flaky", report.Resolved, "flaky_test")
+	add(12, "c-flaky", report.Resolved, report.CodeFlaky)
 	summaryPath := filepath.Join(t.TempDir(), "step_summary.md")
 	var log bytes.Buffer
 	a := githubactions.New(githubactions.WithWriter(&log), githubactions.WithGetenv(stepSummaryEnv(summaryPath)))

@@ -89,6 +89,9 @@ func TestOwnerJudge(t *testing.T) {
 		{"before a reboot", owner{Host: me.Host, Boot: "old-boot", Pid: me.Pid, Start: me.Start}, dead},
 		{"no pid label", owner{Host: me.Host, Boot: me.Boot}, dead},
 		{"another host", owner{Host: "elsewhere", Boot: me.Boot, Pid: me.Pid, Start: me.Start}, foreign},
+		// pid 1 of a CI job's container is not this namespace's init: leave its containers alone.
+		{"another pid namespace", owner{Host: me.Host, Boot: me.Boot, Pid: 1, Start: "1", PidNS: "pid:[1]"}, otherNS},
+		{"a label from before pid namespaces", owner{Host: me.Host, Boot: me.Boot, Pid: 1 << 22, Start: "1"}, dead},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -66,24 +66,32 @@ func TestPropertySIGKILLedRunSweptAtNextStart(t *testing.T) {
 	assertRunGone(t, runID)
 }
 
+// TestSweepLeavesOtherHostsAlone: a container made on another host, or in another pid
+// namespace of this host (a CI job's container, whose pid 1 is not this namespace's init), has
+// an owner this process cannot check; the sweep leaves it alone.
 func TestSweepLeavesOtherHostsAlone(t *testing.T) {
 	runID := testRunID(t)
-	other := owner{Host: "some-other-host", Boot: engine.self.Boot, Pid: 1, Start: "1"}
-	ctx := context.Background()
-	created, err := engine.cli.ContainerCreate(ctx, &container.Config{
-		Image: sandbox.ImagePytest, Entrypoint: []string{"true"}, Labels: other.labels(runID, "foreign", "other-session"),
-	}, &container.HostConfig{NetworkMode: "none"}, nil, nil, "")
-	if err != nil {
-		t.Fatal(err)
+	others := []owner{
+		{Host: "some-other-host", Boot: engine.self.Boot, Pid: 1, Start: "1"},
+		{Host: engine.self.Host, Boot: engine.self.Boot, Pid: 1, Start: "1", PidNS: "pid:[1]"},
 	}
-	t.Cleanup(func() { _ = engine.forceRemove(ctx, created.ID) })
+	ctx := context.Background()
+	for i, other := range others {
+		created, err := engine.cli.ContainerCreate(ctx, &container.Config{
+			Image: sandbox.ImagePytest, Entrypoint: []string{"true"}, Labels: other.labels(runID, fmt.Sprint("foreign", i), "other-session"),
+		}, &container.HostConfig{NetworkMode: "none"}, nil, nil, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = engine.forceRemove(ctx, created.ID) })
+	}
 	removed, err := engine.Sweep(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	left, _ := engine.Containers(ctx, runID)
-	if len(left) != 1 {
-		t.Errorf("sweep removed a container of another host (removed %v)", removed)
+	if len(left) != len(others) {
+		t.Errorf("sweep removed a container of another host or pid namespace (removed %v, %d left)", removed, len(left))
 	}
 }
 

@@ -15,7 +15,8 @@ import (
 
 // Sweep removes the containers of dead runs, and only those. A container's run is alive while
 // the grader process named by its labels (host, boot id, pid and pid start time) is running.
-// Containers made on another host are left alone unless SweepForeignAfter is set and they are
+// Containers made on another host, or in another pid namespace (whose pid cannot be checked
+// here), are left alone unless SweepForeignAfter is set and they are
 // older than that.
 // Every container the sweep removes is logged.
 func (d *Backend) Sweep(ctx context.Context) ([]string, error) {
@@ -68,7 +69,7 @@ func (d *Backend) leftover(c container.Summary) bool {
 	switch d.self.judge(ownerFromLabels(c.Labels)) {
 	case dead:
 		return true
-	case foreign:
+	case foreign, otherNS:
 		return d.SweepForeignAfter > 0 && time.Since(time.Unix(c.Created, 0)) > d.SweepForeignAfter
 	default:
 		return false
