@@ -9,8 +9,9 @@
 #     child's exit status and the digest of the report as it stood when the child ended.
 #   - the child imports pytest and its plugins before the workspace is on sys.path, marks the
 #     absent standard-library names as missing, clears PYTEST_*/PYTHON* variables, installs
-#     an audit hook (it cannot be removed), and runs pytest on the shuffled test IDs it gets
-#     from the parent through a pipe: the IDs are never on a command line or in a file.
+#     an audit hook (it cannot be removed), and runs pytest on the test IDs it gets from the
+#     parent through a pipe (shuffled; they run in file and definition order): the IDs are
+#     never on a command line or in a file.
 #
 # The child is forked before the configuration is read, so its memory never holds the
 # required IDs apart from the sentinels, or the nonce. The parent makes itself non-dumpable,
@@ -986,6 +987,20 @@ def tender_plugin(wire):
     import pytest
 
     class TenderPlugin:
+        @pytest.hookimpl(trylast=True)
+        def pytest_collection_modifyitems(self, session, config, items):
+            """The tests run in the order pytest gives them when it collects each file whole:
+            files by path, then as defined, parameter sets in order. The IDs arrive shuffled, and
+            some projects' tests depend on their order (astroid's test_do_not_load_twice fails
+            when another test loaded its module first)."""
+
+            def key(item):
+                path, line, _ = item.location
+                indices = getattr(getattr(item, "callspec", None), "indices", None) or {}
+                return (path, -1 if line is None else line, sorted(indices.items()))
+
+            items.sort(key=key)
+
         def pytest_collection_finish(self, session):
             wire.check_loaders(session.items)
             wire.check_machinery()
