@@ -260,14 +260,21 @@ func (pl *pipeline) environmentBroken(ctx context.Context, chk report.Check) err
 	if pl.verifier().Runner != RunnerPytest || !collectionFailed(chk) {
 		return nil
 	}
+	_, err := pl.healthyBaseline(ctx)
+	return err
+}
+
+// healthyBaseline is the baseline collection, or the end of the pair when even the base commit
+// with the test patch cannot collect its tests: environment_broken, with the first error line.
+func (pl *pipeline) healthyBaseline(ctx context.Context) (*baseline, error) {
 	b, err := pl.baseline(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if b.broken() {
-		return stop(report.Error, report.CodeEnvironmentBroken, b.cause(pl))
+		return nil, stop(report.Error, report.CodeEnvironmentBroken, b.cause(pl))
 	}
-	return nil
+	return b, nil
 }
 
 // collectionFailed: pytest's statuses for a run that never got to run the tests as asked

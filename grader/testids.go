@@ -145,12 +145,9 @@ func (pl *pipeline) resolveTestIDs(ctx context.Context, r *report.PairResult) er
 	if len(suspect) == 0 || pl.verifier().Runner != RunnerPytest {
 		return nil
 	}
-	b, err := pl.baseline(ctx)
+	b, err := pl.healthyBaseline(ctx)
 	if err != nil {
 		return err
-	}
-	if b.broken() {
-		return stop(report.Error, report.CodeEnvironmentBroken, b.cause(pl))
 	}
 	resolved, err := resolveIDs(suspect, b.Collected)
 	if len(resolved) > 0 {
