@@ -279,6 +279,11 @@ func (pl *pipeline) healthyBaseline(ctx context.Context) (*baseline, error) {
 
 // collectionFailed: pytest's statuses for a run that never got to run the tests as asked
 // (2 interrupted or collection errors, 3 internal error, 4 usage error, 5 nothing collected).
+// A failed setup command is not pytest's status: its exit code is the setup's, and the check
+// stays setup_failed.
 func collectionFailed(chk report.Check) bool {
+	if slices.ContainsFunc(chk.Reasons, func(r report.Reason) bool { return r.Code == report.CodeSetupFailed }) {
+		return false
+	}
 	return !chk.Passed && chk.ExitCode >= 2 && chk.ExitCode <= 5
 }
