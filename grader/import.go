@@ -1,11 +1,14 @@
 package grader
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -228,7 +231,7 @@ func (im *importer) checkCommits(ctx context.Context) error {
 		byRepo[id] = append(byRepo[id], it)
 	}
 	im.todo = nil
-	for _, id := range sortedKeys(byRepo) {
+	for _, id := range slices.Sorted(maps.Keys(byRepo)) {
 		r, err := im.snapshot(ctx, id)
 		if err != nil {
 			return err
@@ -361,7 +364,7 @@ func readPredictions(r io.Reader, known map[string]bool) (map[string]swebench.Pr
 		return nil, "", fmt.Errorf("%w: predictions: %v", ErrBadSuite, err)
 	}
 	model := ""
-	for _, id := range sortedKeys(preds) {
+	for _, id := range slices.Sorted(maps.Keys(preds)) {
 		if !known[id] {
 			return nil, "", fmt.Errorf("%w: predictions: %q is not an instance in the instances file", ErrBadSuite, id)
 		}
@@ -413,7 +416,7 @@ func (im *importer) vendorRepos(ctx context.Context, dir string) error {
 			commits[id] = append(commits[id], it.in.BaseCommit)
 		}
 	}
-	for _, id := range sortedKeys(commits) {
+	for _, id := range slices.Sorted(maps.Keys(commits)) {
 		r, err := im.snapshot(ctx, id)
 		if err != nil {
 			return err
@@ -432,24 +435,52 @@ func (im *importer) vendorRepos(ctx context.Context, dir string) error {
 }
 
 func writeSuiteDoc(out string, doc SuiteDoc) error {
+	manifest, err := encodeSuiteDoc(doc)
+	if err != nil {
+		return err
+	}
+	if len(manifest) > importPairsInline {
+		// Too big for tender.yaml's cap, or close to it: the pairs go to a JSON Lines file,
+		// written a pair at a time.
+		f, err := os.Create(filepath.Join(out, importPairsFile))
+		if err != nil {
+			return err
+		}
+		w := bufio.NewWriter(f)
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		for _, p := range doc.Pairs {
+			if err := enc.Encode(p); err != nil {
+				f.Close()
+				return err
+			}
+		}
+		if err := errors.Join(w.Flush(), f.Close()); err != nil {
+			return err
+		}
+		doc.Pairs, doc.PairsFile = nil, importPairsFile
+		if manifest, err = encodeSuiteDoc(doc); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(filepath.Join(out, SuiteFile), manifest, 0o644)
+}
+
+// Import writes the pairs into tender.yaml up to half of its cap, and to pairs.jsonl beyond.
+const (
+	importPairsInline = MaxSuiteFile / 2
+	importPairsFile   = "pairs.jsonl"
+)
+
+func encodeSuiteDoc(doc SuiteDoc) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteString("# Written by tender import swebench. See the README for the suite format.\n")
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
 	if err := enc.Encode(doc); err != nil {
-		return err
+		return nil, err
 	}
-	return os.WriteFile(filepath.Join(out, SuiteFile), buf.Bytes(), 0o644)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	})
+	return buf.Bytes(), nil
 }
 
 // importInfo checks the keys tender import writes: the model name is one short line, and an

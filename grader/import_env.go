@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 
@@ -121,7 +123,7 @@ func (im *importer) writeEnvironments(dir string, doc *SuiteDoc) error {
 			used[p.Environment] = true
 		}
 	}
-	for _, name := range sortedKeys(used) {
+	for _, name := range slices.Sorted(maps.Keys(used)) {
 		e := im.envs[name]
 		if e.Dockerfile != "" {
 			src := e.Dockerfile

@@ -1,6 +1,7 @@
 package grader
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -46,6 +47,10 @@ type SuiteDoc struct {
 	RestoredPaths  *[]string                 `yaml:"restored_paths,omitempty"`
 	Flaky          string                    `yaml:"flaky,omitempty"` // FlakyFailed (default) or FlakyExcluded
 	Pairs          []PairDoc                 `yaml:"pairs,omitempty"`
+	// PairsFile names a JSON Lines file in the suite that holds the pairs, one object a line
+	// with the keys of a pair in tender.yaml: a suite of thousands of pairs does not fit the
+	// manifest's cap. A suite gives pairs or pairs_file, not both.
+	PairsFile string `yaml:"pairs_file,omitempty"`
 }
 
 type RepoDoc struct {
@@ -75,18 +80,18 @@ type VerifierDoc struct {
 }
 
 type PairDoc struct {
-	ID             string    `yaml:"id,omitempty"`
-	Repository     string    `yaml:"repository,omitempty"`
-	Environment    string    `yaml:"environment,omitempty"`
-	BaseCommit     string    `yaml:"base_commit,omitempty"`
-	Issue          string    `yaml:"issue,omitempty"`
-	Patch          string    `yaml:"patch,omitempty"`
-	TestPatch      string    `yaml:"test_patch,omitempty"`
-	Assets         string    `yaml:"assets,omitempty"`
-	ReferencePatch string    `yaml:"reference_patch,omitempty"`
-	FailToPass     *[]string `yaml:"fail_to_pass,omitempty"`
-	PassToPass     *[]string `yaml:"pass_to_pass,omitempty"`
-	Expect         string    `yaml:"expect,omitempty"`
+	ID             string    `yaml:"id,omitempty" json:"id,omitempty"`
+	Repository     string    `yaml:"repository,omitempty" json:"repository,omitempty"`
+	Environment    string    `yaml:"environment,omitempty" json:"environment,omitempty"`
+	BaseCommit     string    `yaml:"base_commit,omitempty" json:"base_commit,omitempty"`
+	Issue          string    `yaml:"issue,omitempty" json:"issue,omitempty"`
+	Patch          string    `yaml:"patch,omitempty" json:"patch,omitempty"`
+	TestPatch      string    `yaml:"test_patch,omitempty" json:"test_patch,omitempty"`
+	Assets         string    `yaml:"assets,omitempty" json:"assets,omitempty"`
+	ReferencePatch string    `yaml:"reference_patch,omitempty" json:"reference_patch,omitempty"`
+	FailToPass     *[]string `yaml:"fail_to_pass,omitempty" json:"fail_to_pass,omitempty"`
+	PassToPass     *[]string `yaml:"pass_to_pass,omitempty" json:"pass_to_pass,omitempty"`
+	Expect         string    `yaml:"expect,omitempty" json:"expect,omitempty"`
 }
 
 var (
@@ -270,6 +275,16 @@ func (l *loader) build(raw *SuiteDoc, lines []int, opts LoadOptions) (*Suite, er
 	if s.Restored, err = l.patterns("restored_paths", s.RestoredPaths, false); err != nil {
 		return nil, err
 	}
+	if raw.PairsFile != "" {
+		if len(raw.Pairs) > 0 {
+			return nil, l.errf("pairs_file", "is set and so is pairs; keep one of them")
+		}
+		if raw.Pairs, err = l.readPairsFile(raw.PairsFile); err != nil {
+			return nil, err
+		}
+		lines = nil                // the pairs are not in tender.yaml: no line to annotate
+		l.manifest = raw.PairsFile // errors in a pair name the file that holds it
+	}
 	if len(raw.Pairs) == 0 {
 		return nil, l.errf("pairs", "is empty; a suite needs at least one pair")
 	}
@@ -288,6 +303,7 @@ func (l *loader) build(raw *SuiteDoc, lines []int, opts LoadOptions) (*Suite, er
 		}
 		s.Pairs = append(s.Pairs, p)
 	}
+	l.manifest = SuiteFile
 	if s.Import, err = l.importInfo(raw.Import, seen); err != nil {
 		return nil, err
 	}
@@ -717,4 +733,48 @@ func inputDigest(s *Suite, p *Pair) (string, error) {
 		return "", fmt.Errorf("its inputs cannot be digested: %w", err)
 	}
 	return sha(doc), nil
+}
+
+// MaxPairsFile caps a pairs_file; each of its lines is capped at MaxSuiteFile.
+const MaxPairsFile = 256 << 20
+
+// readPairsFile reads a JSON Lines file of pairs, strictly: unknown keys, a line that is not
+// one JSON object, and trailing data are errors naming the line (pairs[i] is line i+1).
+func (l *loader) readPairsFile(rel string) ([]PairDoc, error) {
+	full, err := l.checkFile("pairs_file", rel, MaxPairsFile)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(full)
+	if err != nil {
+		return nil, l.unreadable("pairs_file", rel, err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), MaxSuiteFile)
+	var pairs []PairDoc
+	for n := 1; sc.Scan(); n++ {
+		bad := func(msg string) error { return &LoadError{File: rel, Field: fmt.Sprintf("line %d", n), Msg: msg} }
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			return nil, bad("is empty; write one pair object a line, with no blank lines")
+		}
+		if !utf8.Valid(line) || bytes.IndexByte(line, 0) >= 0 {
+			return nil, bad("is not valid UTF-8 or holds a NUL; save the file as UTF-8")
+		}
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		var p PairDoc
+		if err := dec.Decode(&p); err != nil {
+			return nil, bad(fmt.Sprintf("is not a pair object (%v); see the README's suite format", err))
+		}
+		if dec.More() {
+			return nil, bad("holds more than one JSON value; write one pair object a line")
+		}
+		pairs = append(pairs, p)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &LoadError{File: rel, Msg: fmt.Sprintf("cannot be read as JSON Lines (%v); each line is at most %d bytes", err, MaxSuiteFile)}
+	}
+	return pairs, nil
 }

@@ -155,3 +155,68 @@ func loadNoPanic(t *testing.T, dir string) (err error) {
 	_, err = Load(dir, LoadOptions{})
 	return err
 }
+
+// TestPairsFile: the pairs of a big suite live in a JSON Lines file beside tender.yaml and load
+// as the same pairs with the same digests; a malformed line is one error naming the file and
+// the line.
+func TestPairsFile(t *testing.T) {
+	head, _, _ := strings.Cut(goodSuite, "pairs:\n")
+	line := `{"id":"p1","repository":"r","base_commit":"0123456789abcdef0123456789abcdef01234567","issue":"pairs/p1/issue.md","patch":"pairs/p1/patch.diff","fail_to_pass":["tests/test_a.py::test_a"],"pass_to_pass":["tests/test_a.py::test_b"],"expect":"resolved"}`
+	inline, err := Load(writeLoadSuite(t, goodSuite, nil), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(writeLoadSuite(t, head+"pairs_file: pairs.jsonl\n", map[string]string{"pairs.jsonl": line + "\n"}), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Pairs) != 1 || s.Pairs[0].ID != "p1" || s.Pairs[0].InputDigest != inline.Pairs[0].InputDigest {
+		t.Errorf("pairs from the file %+v, want the inline pair's digest %s", s.Pairs, inline.Pairs[0].InputDigest)
+	}
+	for _, tc := range []struct{ name, manifest, file, want string }{
+		{"both", goodSuite + "pairs_file: pairs.jsonl\n", line + "\n", "tender.yaml: pairs_file: is set and so is pairs"},
+		{"unknown key", head + "pairs_file: pairs.jsonl\n", strings.Replace(line, `"expect"`, `"expected"`, 1) + "\n", `pairs.jsonl: line 1: is not a pair object (json: unknown field "expected")`},
+		{"two values on a line", head + "pairs_file: pairs.jsonl\n", line + " {}\n", "pairs.jsonl: line 1: holds more than one JSON value"},
+		{"blank line", head + "pairs_file: pairs.jsonl\n", line + "\n\n" + line + "\n", "pairs.jsonl: line 2: is empty"},
+		{"a bad field", head + "pairs_file: pairs.jsonl\n", strings.Replace(line, "0123456789abcdef0123", "0123", 1) + "\n", "pairs.jsonl: pairs[0].base_commit"},
+		{"missing file", head + "pairs_file: nope.jsonl\n", "", "pairs_file: nope.jsonl does not exist"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(writeLoadSuite(t, tc.manifest, map[string]string{"pairs.jsonl": tc.file}), LoadOptions{})
+			if !errors.Is(err, ErrBadSuite) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestImportWritesBigSuitesAsPairsFile: import keeps a small suite's pairs in tender.yaml and
+// moves a big one's to pairs.jsonl, so that what it writes stays under the manifest's cap.
+func TestImportWritesBigSuitesAsPairsFile(t *testing.T) {
+	ids := make([]string, 40)
+	for i := range ids {
+		ids[i] = strings.Repeat("tests/test_module.py::TestClass::test_a_long_name_", 2) + string(rune('a'+i%26))
+	}
+	for _, tc := range []struct {
+		pairs    int
+		wantFile bool
+	}{{3, false}, {2000, true}} {
+		doc := SuiteDoc{Name: "big", Version: "1"}
+		for i := 0; i < tc.pairs; i++ {
+			doc.Pairs = append(doc.Pairs, PairDoc{ID: strings.Repeat("x", 8) + string(rune('a'+i%26)), PassToPass: &ids})
+		}
+		dir := t.TempDir()
+		if err := writeSuiteDoc(dir, doc); err != nil {
+			t.Fatal(err)
+		}
+		manifest, err := os.ReadFile(filepath.Join(dir, SuiteFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, statErr := os.Stat(filepath.Join(dir, importPairsFile))
+		if hasFile := statErr == nil; hasFile != tc.wantFile || len(manifest) > MaxSuiteFile ||
+			strings.Contains(string(manifest), "pairs_file:") != tc.wantFile {
+			t.Errorf("%d pairs: pairs file %v (want %v), tender.yaml %d bytes", tc.pairs, hasFile, tc.wantFile, len(manifest))
+		}
+	}
+}
