@@ -117,23 +117,25 @@ func applyResolved(ids []string, resolved map[string]string) []string {
 	return out
 }
 
-// listSome quotes the first n items and counts the rest.
+// listSome quotes the first n items (each cut at 120 characters) and counts the rest.
 func listSome(items []string, n int) string {
-	var b strings.Builder
-	for i, s := range items {
-		if i == n {
-			fmt.Fprintf(&b, ", and %d more", len(items)-n)
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
+	quoted := make([]string, 0, min(n, len(items)))
+	for _, s := range items[:min(n, len(items))] {
 		if r := []rune(s); len(r) > 120 {
 			s = string(r[:120]) + "…"
 		}
-		fmt.Fprintf(&b, "%q", s)
+		quoted = append(quoted, fmt.Sprintf("%q", s))
 	}
-	return b.String()
+	return joinSome(quoted, len(items), ", ")
+}
+
+// joinSome joins the first items of a list of total and says how many more there are.
+func joinSome(first []string, total int, sep string) string {
+	s := strings.Join(first, sep)
+	if more := total - len(first); more > 0 {
+		s += fmt.Sprintf("%sand %d more", sep, more)
+	}
+	return s
 }
 
 // resolveTestIDs resolves the pair's truncated test IDs against the baseline before any check

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tender-grader/tender/report"
 )
 
 func TestShapeOf(t *testing.T) {
@@ -109,5 +111,19 @@ func TestLoadMarksTruncatedIDs(t *testing.T) {
 				t.Errorf("SuspectIDs (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestJoinSome: the lists in validation lines keep their first items and count the rest.
+func TestJoinSome(t *testing.T) {
+	if got := listSome([]string{"a", "b", "c", "d", "e"}, 3); got != `"a", "b", "c", and 2 more` {
+		t.Errorf("listSome: %s", got)
+	}
+	if got := listSome([]string{"a"}, 3); got != `"a"` {
+		t.Errorf("listSome of one: %s", got)
+	}
+	rs := []report.Reason{{Code: report.CodeTestFailed, Detail: "x"}, {Code: report.CodeTestMissing}, {Code: report.CodeTimeout}}
+	if got := reasonList(rs, 2); got != "test_failed: x; test_missing; and 1 more" {
+		t.Errorf("reasonList: %s", got)
 	}
 }

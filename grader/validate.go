@@ -300,19 +300,13 @@ func want(pass bool) string {
 
 // reasonList names the first n reasons and counts the rest.
 func reasonList(rs []report.Reason, n int) string {
-	var b strings.Builder
-	for i, r := range rs {
-		if i == n {
-			fmt.Fprintf(&b, "; and %d more", len(rs)-n)
-			break
-		}
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		b.WriteString(string(r.Code))
+	first := make([]string, 0, min(n, len(rs)))
+	for _, r := range rs[:min(n, len(rs))] {
+		line := string(r.Code)
 		if r.Detail != "" {
-			b.WriteString(": " + capLine(r.Detail))
+			line += ": " + capLine(r.Detail)
 		}
+		first = append(first, line)
 	}
-	return b.String()
+	return joinSome(first, len(rs), "; ")
 }
