@@ -114,4 +114,4 @@ func (b *applyBackup) saved(path string) string {
 	return filepath.Join(b.store, "files", filepath.FromSlash(path))
 }
 
-func (b *applyBackup) discard() { _ = os.RemoveAll(b.store) }
+func (b *applyBackup) discard() { _ = scratch.Remove(b.store) }

@@ -42,7 +42,7 @@ func Snapshot(ctx context.Context, src Source, tmpRoot string) (*Repo, error) {
 	}
 	r := &Repo{src: src, root: root, gitDir: filepath.Join(root, "repo.git")}
 	if err := r.fill(ctx); err != nil {
-		_ = os.RemoveAll(root)
+		_ = scratch.Remove(root)
 		return nil, fmt.Errorf("gitsafe: snapshot of %s source %s: %w", src.Kind, src.Path, err)
 	}
 	return r, nil
@@ -65,7 +65,7 @@ func (r *Repo) Close() error {
 	if r == nil || r.root == "" {
 		return nil
 	}
-	return os.RemoveAll(r.root)
+	return scratch.Remove(r.root)
 }
 
 // Source returns the source the snapshot was taken from.

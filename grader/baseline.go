@@ -135,7 +135,7 @@ func (pl *pipeline) collect(ctx context.Context, key string) (*baseline, []byte,
 	if err != nil {
 		return nil, nil, infraStop(report.CodeWorkspaceFailed, err)
 	}
-	defer os.RemoveAll(root)
+	defer scratch.Remove(root)
 	tree, support := filepath.Join(root, "workspace"), filepath.Join(root, "support")
 	if _, err := pl.repo.repo.Materialize(ctx, pl.executed, tree); err != nil {
 		if errors.Is(err, gitsafe.ErrUnsafeTree) {

@@ -37,7 +37,7 @@ func (pl *pipeline) check(ctx context.Context, name string, ids []string) (*chec
 	if err != nil {
 		return cr, infraStop(report.CodeWorkspaceFailed, err)
 	}
-	defer os.RemoveAll(root)
+	defer scratch.Remove(root)
 	tree, support := filepath.Join(root, "workspace"), filepath.Join(root, "support")
 
 	fp, err := pl.repo.repo.Materialize(ctx, pl.executed, tree)

@@ -238,7 +238,7 @@ func prefixed(check string, rs []report.Reason) []report.Reason {
 
 func (pl *pipeline) cleanup() {
 	if pl.base != nil {
-		os.RemoveAll(pl.base.root)
+		_ = scratch.Remove(pl.base.root)
 	}
 }
 

@@ -50,17 +50,3 @@ func copyFile(src, dst string, perm fs.FileMode) error {
 	}
 	return out.Close()
 }
-
-// removeTree deletes dir even where the check made subdirectories read-only.
-func removeTree(dir string) error {
-	if os.RemoveAll(dir) == nil {
-		return nil
-	}
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	return os.RemoveAll(dir)
-}

@@ -86,7 +86,7 @@ func (l *Local) Run(ctx context.Context, spec Spec) (*Result, error) {
 
 // removeRoot deletes a check's directory, or keeps it for Close to try again.
 func (l *Local) removeRoot(root string) {
-	if removeTree(root) == nil {
+	if scratch.Remove(root) == nil {
 		return
 	}
 	l.mu.Lock()
@@ -105,7 +105,7 @@ func (l *Local) Close(context.Context) error {
 	defer l.mu.Unlock()
 	var errs []error
 	for root := range l.leftover {
-		if err := removeTree(root); err != nil {
+		if err := scratch.Remove(root); err != nil {
 			errs = append(errs, fmt.Errorf("%s: remove %s: %w", NotIsolated, root, err))
 			continue
 		}

@@ -2,6 +2,7 @@
 // left behind. Each directory it makes holds an owner file naming the process that made it
 // (host, boot id, pid and the pid's start time), the way verifier containers carry labels, so
 // that the next run or `tender gc` can tell a leftover of a killed run from a directory in
-// use. It never removes a directory without an owner file, one whose owner is alive, or one
-// made on another host, and it never deletes through a mount point.
+// use. It never removes a directory whose owner is alive or on another host, nor one without an
+// owner file unless it is empty (what a kill leaves as a directory is made or removed), and
+// it never deletes through a mount point. Remove deletes the owner file last.
 package scratch

@@ -20,7 +20,12 @@ const Prefix = "tender-"
 
 // MkdirTemp makes a new directory in parent (os.TempDir() when "") named pattern plus a
 // random part, as os.MkdirTemp does, and writes its owner file: this process. pattern must
-// start with Prefix. A caller keeps its own files beside OwnerFile, never at that name.
+// start with Prefix. A caller keeps its own files beside OwnerFile, never at that name, and
+// removes the directory with Remove, which deletes the owner file last.
+//
+// A kill between making the directory and writing the owner file leaves an empty directory
+// that Sweep removes; a Sweep running in that moment may take this one, so MkdirTemp checks
+// that the owner file it wrote is still in place and, if not, starts again.
 func MkdirTemp(parent, pattern string) (string, error) {
 	if !strings.HasPrefix(pattern, Prefix) {
 		return "", fmt.Errorf("scratch: pattern %q does not start with %q", pattern, Prefix)
@@ -29,27 +34,44 @@ func MkdirTemp(parent, pattern string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	dir, err := os.MkdirTemp(parent, pattern)
-	if err != nil {
-		return "", err
+	for range 5 {
+		dir, err := os.MkdirTemp(parent, pattern)
+		if err != nil {
+			return "", err
+		}
+		err = writeOwner(dir, me)
+		if err == nil {
+			return dir, nil
+		}
+		if !errors.Is(err, errSwept) && !errors.Is(err, fs.ErrNotExist) {
+			_ = Remove(dir)
+			return "", err
+		}
 	}
-	if err := writeOwner(dir, me); err != nil {
-		os.RemoveAll(dir)
-		return "", err
-	}
-	return dir, nil
+	return "", fmt.Errorf("scratch: a sweep removed each new directory in %s as it was made", parent)
 }
+
+// errSwept: the owner file was written, but a Sweep removed it and its directory meanwhile.
+var errSwept = errors.New("scratch: directory swept while it was made")
 
 func writeOwner(dir string, o Owner) error {
 	data, err := json.Marshal(o)
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(filepath.Join(dir, OwnerFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	p := filepath.Join(dir, OwnerFile)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
 	_, err = f.Write(data)
+	if err == nil {
+		written, serr := f.Stat()
+		now, lerr := os.Lstat(p)
+		if serr != nil || lerr != nil || !os.SameFile(written, now) {
+			err = errSwept
+		}
+	}
 	return errors.Join(err, f.Close())
 }
 
@@ -115,7 +137,13 @@ func Sweep(parent string) ([]string, error) {
 		}
 		dir := filepath.Join(parent, e.Name())
 		o, ok := readOwner(dir)
-		if !ok || me.Judge(o) != Dead {
+		if !ok {
+			if unfinished(dir) && removeUnfinished(dir) {
+				removed = append(removed, dir)
+			}
+			continue
+		}
+		if me.Judge(o) != Dead {
 			continue
 		}
 		if err := Remove(dir); err != nil {
@@ -127,8 +155,36 @@ func Sweep(parent string) ([]string, error) {
 	return removed, errors.Join(errs...)
 }
 
+// unfinished reports whether dir holds nothing but, at most, an empty owner file: what a kill
+// leaves between making a directory and writing its owner file, or between Remove deleting
+// the owner file and the directory itself.
+func unfinished(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) > 1 {
+		return false
+	}
+	if len(entries) == 0 {
+		return true
+	}
+	fi, err := os.Lstat(filepath.Join(dir, OwnerFile))
+	return err == nil && fi.Mode().IsRegular() && fi.Size() == 0
+}
+
+// removeUnfinished deletes an unfinished directory; the directory itself goes only while it
+// is empty, so one that a live MkdirTemp has meanwhile finished stays (and MkdirTemp notices
+// a lost owner file).
+func removeUnfinished(dir string) bool {
+	if fi, err := os.Lstat(filepath.Join(dir, OwnerFile)); err == nil && fi.Size() == 0 {
+		_ = os.Remove(filepath.Join(dir, OwnerFile))
+	}
+	return os.Remove(dir) == nil
+}
+
 // Remove deletes dir after detaching whatever is mounted at or under it, deepest first. If a
-// mount remains it deletes nothing: removing through a mount would delete what it shows.
+// mount remains it deletes nothing: removing through a mount would delete what it shows. The
+// owner file goes last, so a kill at any moment of the removal leaves a directory that Sweep
+// still knows as a dead process's. Directories a candidate made unwritable are opened up
+// first. A dir that does not exist is no error.
 func Remove(dir string) error {
 	for _, m := range mountsUnder(dir) {
 		_ = syscall.Unmount(m, syscall.MNT_DETACH)
@@ -136,10 +192,49 @@ func Remove(dir string) error {
 	if left := mountsUnder(dir); len(left) > 0 {
 		return fmt.Errorf("scratch: %s: %s is still mounted; unmount it, then remove the directory", dir, left[0])
 	}
-	if err := os.RemoveAll(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		_ = os.Chmod(dir, 0o700)
+		if entries, err = os.ReadDir(dir); err != nil {
+			return fmt.Errorf("scratch: %w", err)
+		}
+	}
+	var errs []error
+	for _, e := range entries {
+		if e.Name() != OwnerFile {
+			if err := removeAll(filepath.Join(dir, e.Name())); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("scratch: %w", errors.Join(errs...))
+	}
+	if err := os.Remove(filepath.Join(dir, OwnerFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("scratch: %w", err)
+	}
+	if err := os.Remove(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("scratch: %w", err)
 	}
 	return nil
+}
+
+// removeAll is os.RemoveAll, trying again once with every directory under p made writable
+// (a test run may leave read-only directories behind).
+func removeAll(p string) error {
+	if os.RemoveAll(p) == nil {
+		return nil
+	}
+	_ = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(q, 0o700)
+		}
+		return nil
+	})
+	return os.RemoveAll(p)
 }
 
 // mountsUnder lists the mount points at or under dir, deepest first.

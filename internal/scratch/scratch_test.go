@@ -2,16 +2,22 @@ package scratch
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
-const helperEnv = "SCRATCH_TEST_HELPER_PARENT"
+const (
+	helperEnv = "SCRATCH_TEST_HELPER_PARENT"
+	churnEnv  = "SCRATCH_TEST_CHURN_PARENT"
+)
 
 // TestMain lets the test binary act as a grader that makes a directory and waits to be
 // killed.
@@ -24,6 +30,9 @@ func TestMain(m *testing.M) {
 		}
 		fmt.Println(dir)
 		select {}
+	}
+	if parent := os.Getenv(churnEnv); parent != "" {
+		churn(parent)
 	}
 	os.Exit(m.Run())
 }
@@ -52,6 +61,94 @@ func TestSweepAfterKill(t *testing.T) {
 	removed, err := Sweep(parent)
 	if err != nil || !slices.Equal(removed, []string{dir}) {
 		t.Errorf("after SIGKILL Sweep removed %v (%v), want %s", removed, err, dir)
+	}
+}
+
+// churn makes, fills and removes directories until it is killed, as a grader does with each
+// pair's trees.
+func churn(parent string) {
+	for i := 0; ; i++ {
+		dir, err := MkdirTemp(parent, "tender-churn-")
+		if err != nil {
+			fmt.Println("error", err)
+			os.Exit(1)
+		}
+		for j := range 300 {
+			sub := filepath.Join(dir, "t", strconv.Itoa(j%7))
+			os.MkdirAll(sub, 0o755)
+			os.WriteFile(filepath.Join(sub, strconv.Itoa(j)), []byte("x"), 0o644)
+		}
+		if i == 0 {
+			fmt.Println("started")
+		}
+		if err := Remove(dir); err != nil {
+			fmt.Println("error", err)
+			os.Exit(1)
+		}
+	}
+}
+
+// TestSweepAfterKillAtAnyMoment kills a process that makes and removes directories at random
+// moments, so that some kills land while a directory is being made and some while it is
+// being removed; each time the next Sweep must leave nothing behind. (A kill while Remove
+// had already deleted the owner file once left a directory no Sweep would take.)
+func TestSweepAfterKillAtAnyMoment(t *testing.T) {
+	parent := t.TempDir()
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0))
+	for round := range 40 {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), churnEnv+"="+parent)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 256)
+		n, _ := out.Read(buf)
+		if got := strings.TrimSpace(string(buf[:n])); got != "started" {
+			t.Fatalf("round %d: the churning process said %q", round, got)
+		}
+		time.Sleep(time.Duration(rng.Int64N(int64(20 * time.Millisecond))))
+		cmd.Process.Kill()
+		cmd.Wait()
+		if _, err := Sweep(parent); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if left, _ := os.ReadDir(parent); len(left) > 0 {
+			t.Fatalf("round %d: after the kill and a sweep, %s is left", round, left[0].Name())
+		}
+	}
+}
+
+// TestSweepTakesUnfinishedDirectories: an empty directory with the prefix, or one holding only
+// an empty owner file, is what a kill leaves mid-make or mid-remove, and goes; an ownerless
+// one with anything else in it is not ours to judge.
+func TestSweepTakesUnfinishedDirectories(t *testing.T) {
+	parent := t.TempDir()
+	empty := filepath.Join(parent, "tender-check-empty")
+	emptyOwner := filepath.Join(parent, "tender-check-emptyowner")
+	garbled := filepath.Join(parent, "tender-check-garbled")
+	for _, d := range []string{empty, emptyOwner, garbled} {
+		must(t, os.Mkdir(d, 0o755))
+	}
+	must(t, os.WriteFile(filepath.Join(emptyOwner, OwnerFile), nil, 0o600))
+	must(t, os.WriteFile(filepath.Join(garbled, OwnerFile), []byte("{"), 0o600))
+	removed, err := Sweep(parent)
+	slices.Sort(removed)
+	if err != nil || !slices.Equal(removed, []string{empty, emptyOwner}) {
+		t.Errorf("Sweep removed %v (%v), want %v", removed, err, []string{empty, emptyOwner})
+	}
+	if _, err := os.Stat(filepath.Join(garbled, OwnerFile)); err != nil {
+		t.Errorf("Sweep touched a directory it cannot judge: %v", err)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
