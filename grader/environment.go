@@ -96,10 +96,11 @@ func (s *Suite) VerifierFor(p *Pair) Verifier {
 	return v
 }
 
-// UsedEnvironments lists the environments some pair runs in, by name.
-func (s *Suite) UsedEnvironments() []*Environment {
+// UsedEnvironments lists the environments some of pairs (a shard of the suite's, say) run in,
+// by name.
+func (s *Suite) UsedEnvironments(pairs []*Pair) []*Environment {
 	used := map[string]bool{}
-	for _, p := range s.Pairs {
+	for _, p := range pairs {
 		if p.Environment != "" {
 			used[p.Environment] = true
 		}

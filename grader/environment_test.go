@@ -89,7 +89,7 @@ func TestLoadEnvironments(t *testing.T) {
 	if v3.Image != pinnedID || !slices.Equal(v3.PythonPath, []string{"src"}) || len(v3.Setup) != 0 {
 		t.Errorf("p3 (setup: [] clears it) runs %+v", v3)
 	}
-	if got := s.UsedEnvironments(); len(got) != 3 {
+	if got := s.UsedEnvironments(s.Pairs); len(got) != 3 {
 		t.Errorf("used environments: %d, want 3", len(got))
 	}
 	if s.Pairs[0].InputDigest == s.Pairs[1].InputDigest {
@@ -123,7 +123,7 @@ func TestLoadWithoutEnvironments(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := s.VerifierFor(s.Pairs[0])
-	if v.Image != DefaultImage || len(s.Environments) != 0 || s.Pairs[0].Environment != "" || len(s.UsedEnvironments()) != 0 {
+	if v.Image != DefaultImage || len(s.Environments) != 0 || s.Pairs[0].Environment != "" || len(s.UsedEnvironments(s.Pairs)) != 0 {
 		t.Errorf("verifier %+v, environments %v", v, s.Environments)
 	}
 }

@@ -87,7 +87,7 @@ func gradeSuite(ctx context.Context, inv *invocation, dir string, f gradeFlags) 
 		return err
 	}
 	defer out.Close()
-	backend, err := openBackend(ctx, inv, f.trustLocal, s)
+	backend, err := openBackend(ctx, inv, f.trustLocal, s, shard.Select(s.Pairs))
 	if err != nil {
 		return err
 	}
@@ -159,12 +159,13 @@ func signingKey(inv *invocation, file string) (ed25519.PrivateKey, error) {
 }
 
 // openBackend opens the verifier backend: Docker by default, the local one only when trusted.
-// With Docker, every image the suite's pairs run in is ready (or marked failed) on return.
-func openBackend(ctx context.Context, inv *invocation, trustLocal bool, s *grader.Suite) (sandbox.Backend, error) {
+// With Docker, every image that pairs (the ones this run grades: a shard's) run in is ready, or
+// marked failed, on return; another shard's environments are not built.
+func openBackend(ctx context.Context, inv *invocation, trustLocal bool, s *grader.Suite, pairs []*grader.Pair) (sandbox.Backend, error) {
 	sweepScratch(inv)
 	if trustLocal {
 		fmt.Fprintln(inv.Stderr, "tender: --trust-local-execution: verifiers run as local subprocesses. local backend: not isolated")
-		if len(s.UsedEnvironments()) > 0 {
+		if len(s.UsedEnvironments(pairs)) > 0 {
 			fmt.Fprintln(inv.Stderr, "tender: local backend: the environments' images are not used (their python_path and setup are)")
 		}
 		return sandbox.NewLocal(true)
@@ -178,13 +179,13 @@ func openBackend(ctx context.Context, inv *invocation, trustLocal bool, s *grade
 	} else if len(removed) > 0 {
 		fmt.Fprintf(inv.Stderr, "tender: removed %d container(s) left by dead runs\n", len(removed))
 	}
-	if needsSuiteImage(s) {
+	if needsSuiteImage(pairs) {
 		if _, err := d.EnsureImage(ctx, s.Verifier.Image, inv.Stderr); err != nil {
 			d.Close(ctx)
 			return nil, fmt.Errorf("verifier image %s: %w", s.Verifier.Image, err)
 		}
 	}
-	prepareEnvironments(ctx, inv.Stderr, d, s, s.UsedEnvironments(), mirrorOptions{})
+	prepareEnvironments(ctx, inv.Stderr, d, s, s.UsedEnvironments(pairs), mirrorOptions{})
 	if err := ctx.Err(); err != nil {
 		d.Close(context.WithoutCancel(ctx))
 		return nil, err

@@ -74,7 +74,7 @@ func validateRun(ctx context.Context, inv *invocation, s *grader.Suite, trustLoc
 		}
 		defer out.Close()
 	}
-	backend, err := openBackend(ctx, inv, trustLocal, s)
+	backend, err := openBackend(ctx, inv, trustLocal, s, s.Pairs)
 	if err != nil {
 		return err
 	}

@@ -76,9 +76,9 @@ func ensureEnvironment(ctx context.Context, d *docker.Backend, s *grader.Suite, 
 	return d.EnsurePinned(ctx, env.Ref, w)
 }
 
-// needsSuiteImage reports whether some pair runs in the suite's own verifier image.
-func needsSuiteImage(s *grader.Suite) bool {
-	for _, p := range s.Pairs {
+// needsSuiteImage reports whether some of pairs runs in the suite's own verifier image.
+func needsSuiteImage(pairs []*grader.Pair) bool {
+	for _, p := range pairs {
 		if p.Environment == "" {
 			return true
 		}

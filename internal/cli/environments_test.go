@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tender-grader/tender/grader"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/bundle"
 	"github.com/tender-grader/tender/sandbox"
@@ -183,5 +184,20 @@ func TestGradeEnvironmentImageMissing(t *testing.T) {
 	}
 	if p.Verdict != report.Resolved {
 		t.Errorf("plain: %s %+v, want resolved", p.Verdict, p.Reasons)
+	}
+
+	// A shard without in-gone neither prepares nor names its environment.
+	n := 2
+	for grader.ShardOf("in-gone", n) == grader.ShardOf("plain", n) {
+		n++
+	}
+	shard := fmt.Sprintf("%d/%d", grader.ShardOf("plain", n)+1, n)
+	out2 := filepath.Join(t.TempDir(), "out")
+	stdout, stderr, code = runTender(t, "grade", suite, "--out", out2, "--shard", shard)
+	if code != exitOK || strings.Contains(stderr, "environment gone") {
+		t.Fatalf("--shard %s: exit %d, want 0 and no word of another shard's environment\n%s%s", shard, code, stdout, stderr)
+	}
+	if rs := readResults(t, out2).Pairs; len(rs) != 1 || rs[0].ID != "plain" || rs[0].Verdict != report.Resolved {
+		t.Errorf("--shard %s graded %+v, want plain alone, resolved", shard, rs)
 	}
 }
