@@ -218,7 +218,7 @@ func (pl *pipeline) judge(cr *checkRun, res *sandbox.Result, tree string, ids []
 		rep = nil
 	}
 	f := ctl.Judge(pyboot.Run{Report: rep, JUnit: res.JUnit, Exit: res.ExitCode, Ended: !res.TimedOut && !res.OOMKilled,
-		SetupFailed: setupFailed(res.Stderr.String())})
+		SetupFailed: setupFailed(res.Stderr.String()), Regression: cr.Name == "regression"})
 	cr.notes = f.Notes
 	remapLines(cr.Reasons, ctl.Plan)
 	if f.Broken != "" {

@@ -302,7 +302,7 @@ def plant(sentinels, rng, t, text, kind, suffix, of):
         copy = t.renamed(new, text)
     except RuntimeError:
         return False
-    mod.insert(t, copy, rng)
+    mod.insert(t, copy, rng, after=kind == "twin")
     entry = {"kind": kind, "id": t.nodeid(mod.rel, new) + suffix}
     if of:
         entry["of"] = of
@@ -355,9 +355,12 @@ class Module:
                 return name
         raise RuntimeError("no free sentinel name")
 
-    def insert(self, t, text, rng):
+    def insert(self, t, text, rng, after=False):
+        """Puts text right before or right after t, at random; a twin always after, so the test
+        it copies runs as it would without it (a test that cannot run twice in one process
+        would fail in the second place)."""
         blank = b"\n" if t.cls else b"\n\n"
-        if rng.random() < 0.5:
+        if not after and rng.random() < 0.5:
             self.inserts.append((t.first - 1, text + blank))
         else:
             self.inserts.append((t.last, blank + text))
@@ -617,7 +620,10 @@ def child(go_r, hit_w):
     from _pytest.config import PytestPluginManager
 
     wire.watch_registrations(PytestPluginManager)
+    import unittest  # noqa: F401  in the snapshot before any candidate code can patch it
+
     wire.snapshot = snapshot_machinery()  # after Tender's own wrapper is in place
+    wire.builtins = snapshot_builtins()
     sys.addaudithook(wire.hook)
     import pytest
 
@@ -708,6 +714,7 @@ class Tripwires:
         self.outcomes = {}  # nodeid -> "passed" or "not", as the phases came in
         self.write = os.write  # taken now: the code under test may replace os.write later
         self.snapshot = snapshot_machinery()
+        self.builtins = snapshot_builtins()
         self.handlers = {
             "open": self.on_open,
             "os.rename": self.on_move,
@@ -883,8 +890,20 @@ class Tripwires:
         # Only what existed when the child started counts: pytest's own plugins add modules
         # and attributes as they load (legacypath adds Config.rootdir, for instance).
         now = snapshot_machinery()
-        if any(now.get(k) != v for k, v in self.snapshot.items()):
+        changed = [k for k, v in self.snapshot.items() if now.get(k) != v]
+        if any(k[0].startswith(("_pytest", "pytest", "pluggy")) for k in changed):
             self.send("patch", "pytest or pluggy internals")
+        if any(k[0].startswith("unittest") for k in changed):
+            self.send("patch", "unittest internals")
+
+    def check_builtins(self):
+        """Replaced builtins (an all() that is always true for a test's frame) and standard
+        functions (a math.isclose that always agrees) are looked for when collection ends, before
+        any test ran, and when the session ends, after every fixture is torn down: a test's own
+        monkeypatch of one is undone by then."""
+        now = snapshot_builtins()
+        if any(now.get(k) != v for k, v in self.builtins.items()):
+            self.send("patch", "builtins")
 
     def check_loaders(self, items):
         import importlib.machinery
@@ -951,22 +970,58 @@ def nested_codes(code):
 
 
 def snapshot_machinery():
-    """The identity of every module-level name and class attribute of pytest and pluggy."""
+    """The identity of every module-level name and class attribute of pytest and pluggy, and of
+    the code of unittest (a test's verdict rests on TestCase's assertions as much as on pytest:
+    a candidate that makes every assert method pass needs to know no test). Of unittest, plain
+    values are left out: a project's conftest may set TestCase.maxDiff."""
     snap = {}
     for name, mod in list(sys.modules.items()):
-        if mod is None or not name.startswith(("_pytest", "pytest", "pluggy")):
+        if mod is None:
+            continue
+        dunders = False  # a class's own hooks: __init_subclass__ could rewrite each TestCase subclass
+        if name.startswith(("_pytest", "pytest", "pluggy")):
+            keep = lambda v: True  # noqa: E731
+        elif (name == "unittest" or name.startswith("unittest.")) and not name.startswith("unittest.mock"):
+            keep = lambda v: not isinstance(v, (int, float, str, bytes, type(None)))  # noqa: E731
+            dunders = True
+        else:
             continue
         for k, v in list(getattr(mod, "__dict__", {}).items()):
             if k.startswith("__"):
                 continue
-            snap[(name, k)] = id(v)
+            if keep(v):
+                snap[(name, k)] = id(v)
             if isinstance(v, type) and getattr(v, "__module__", None) == name:
                 for ck, cv in list(vars(v).items()):
-                    if not ck.startswith("__"):
+                    if (dunders or not ck.startswith("__")) and ck not in ("__dict__", "__weakref__") and keep(cv):
                         snap[(name, k, ck)] = id(cv)
     for k in HONEST_REBINDS:
         snap.pop(k, None)
     return snap
+
+
+def snapshot_builtins():
+    """The identity of each builtin but those honest code rebinds (gettext's _, a site's exit,
+    mocks of open, print and input), and of each function and class of the standard modules
+    tests compare with (math.isclose, re.fullmatch, operator.eq, ...)."""
+    import builtins
+    import importlib
+
+    snap = {("builtins", k): id(v) for k, v in list(vars(builtins).items()) if k not in HONEST_BUILTINS}
+    for name in ASSERTING_MODULES:
+        mod = importlib.import_module(name)
+        for k, v in list(vars(mod).items()):
+            if not k.startswith("_") and callable(v):
+                snap[(name, k)] = id(v)
+    return snap
+
+
+HONEST_BUILTINS = {"_", "open", "print", "input", "exit", "quit", "help", "copyright", "credits", "license",
+                   "breakpoint", "__spec__", "__loader__"}
+
+# Standard modules whose functions decide a comparison in a test.
+ASSERTING_MODULES = ("math", "cmath", "operator", "re", "difflib", "fractions", "decimal", "collections",
+                     "itertools", "functools", "posixpath", "string", "json")
 
 
 # What pytest itself rebinds during an honest run (found by running honest suites with the
@@ -1004,9 +1059,12 @@ def tender_plugin(wire):
         def pytest_collection_finish(self, session):
             wire.check_loaders(session.items)
             wire.check_machinery()
+            wire.check_builtins()
 
+        @pytest.hookimpl(trylast=True)
         def pytest_sessionfinish(self, session):
             wire.check_machinery()
+            wire.check_builtins()  # after the runner tore down the session's fixtures
 
         @pytest.hookimpl(tryfirst=True)
         def pytest_runtest_logreport(self, report):

@@ -136,7 +136,55 @@ func TestBootstrapHonestRuns(t *testing.T) {
 					t.Errorf("%s: %s", id, got)
 				}
 			}
+			// A twin runs right after the test it copies, never before: the original runs as
+			// it would without sentinels.
+			at := map[string]int{}
+			for i, c := range rep.Cases {
+				at[c.ID] = i
+			}
+			for _, s := range ctl.Plan.Sentinels {
+				if s.Kind == Twin && at[s.ID] <= at[s.Of] {
+					t.Errorf("twin %s ran at %d, before %s at %d", s.ID, at[s.ID], s.Of, at[s.Of])
+				}
+			}
 		})
+	}
+}
+
+// TestBootstrapHonestPatches: what honest projects do to unittest, the builtins and the
+// standard modules is no tripwire. An evaluator's conftest sets TestCase.maxDiff at import;
+// an autouse fixture monkeypatches a builtin and math.isclose for every test, and pytest
+// undoes it at teardown.
+func TestBootstrapHonestPatches(t *testing.T) {
+	tree := demoTree(t, []string{"gold"}, nil)
+	conftest := filepath.Join(tree, "tests", "conftest.py")
+	old, err := os.ReadFile(conftest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, conftest, string(old)+`
+
+import builtins
+import math
+import unittest
+
+unittest.TestCase.maxDiff = None
+unittest.TestCase.longMessage = False
+
+
+@pytest.fixture(autouse=True)
+def _patched_builtins(monkeypatch):
+    _sum = builtins.sum
+    monkeypatch.setattr(builtins, "sum", lambda *a, **k: _sum(*a, **k))
+    monkeypatch.setattr(builtins, "input", lambda *a: "")
+    monkeypatch.setattr(math, "isclose", lambda *a, **k: True)
+`)
+	if !strings.Contains(string(old), "import pytest") {
+		t.Fatal("the demo's conftest no longer imports pytest: the fixture above needs it")
+	}
+	ctl, f, _ := runBoot(t, tree)
+	if f.Broken != "" || len(f.Forged) > 0 || len(f.Failed) > 0 || len(ctl.Hits) > 0 {
+		t.Fatalf("an honest run judged: broken %q forged %+v failed %+v hits %+v", f.Broken, f.Forged, f.Failed, ctl.Hits)
 	}
 }
 
@@ -184,6 +232,28 @@ gc.get_objects()
 		{"patches pytest", `import _pytest.runner
 _pytest.runner.call_and_report = _pytest.runner.call_and_report.__wrapped__ if hasattr(_pytest.runner.call_and_report, "__wrapped__") else (lambda *a, **k: None)
 `, Hit{"patch", "pytest or pluggy internals"}},
+		{"makes unittest's assertions pass", `import unittest
+for name in list(vars(unittest.TestCase)):
+    if name.startswith("assert"):
+        setattr(unittest.TestCase, name, lambda *a, **k: None)
+`, Hit{"patch", "unittest internals"}},
+		{"replaces a builtin", `import builtins, sys
+_all = builtins.all
+builtins.all = lambda it: True if "test" in sys._getframe(1).f_code.co_filename else _all(it)
+`, Hit{"patch", "builtins"}},
+		{"rewrites each TestCase subclass", `import unittest
+def _lenient(cls, **kw):
+    for name in ("assertTrue", "assertIn", "assertEqual"):
+        setattr(cls, name, lambda *a, **k: None)
+unittest.TestCase.__init_subclass__ = classmethod(_lenient)
+`, Hit{"patch", "unittest internals"}},
+		{"hooks class creation", `import builtins
+_build = builtins.__build_class__
+builtins.__build_class__ = lambda f, name, *bases, **kw: _build(f, name, *bases, **kw)
+`, Hit{"patch", "builtins"}},
+		{"replaces a standard function", `import math
+math.isclose = lambda *a, **k: True
+`, Hit{"patch", "builtins"}},
 		{"runs a test module's code itself", `exec(compile(open("tests/test_formatting.py").read(), "tests/test_formatting.py", "exec"), {"__name__": "x"})
 `, Hit{"recompile", "test module"}},
 		{"loads C through ctypes", `import ctypes

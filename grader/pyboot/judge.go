@@ -22,6 +22,11 @@ type Run struct {
 	Ended bool
 	// SetupFailed: a setup command of the suite failed, so the bootstrap never started.
 	SetupFailed bool
+	// Regression: the check runs pass_to_pass tests. A twin that fails after its original
+	// passed is then only noted: some projects' tests cannot run twice in one process (astroid
+	// 1333's test_do_not_load_twice), and a candidate has little to gain from a regression test
+	// it did not break. In the target check it is a forgery.
+	Regression bool
 }
 
 // Findings is what the control lines and the report say together.
@@ -55,7 +60,7 @@ func (c Control) Judge(r Run) Findings {
 	c.judgeHits(&f)
 	if r.Report != nil {
 		c.judgeOutcomes(r, &f)
-		c.judgeSentinels(r.Report, &f)
+		c.judgeSentinels(r.Report, r.Regression, &f)
 	}
 	return f
 }
@@ -108,9 +113,10 @@ func exitMeaning(e *End) string {
 	return fmt.Sprintf("pytest exited %d (%s); a complete run ends with 0 or 1", e.Exit, meaning)
 }
 
-// judgeSentinels: a mutant must not pass; a twin must pass when the test it copies passed; a
-// near mutant must not pass when the test it copies passed.
-func (c Control) judgeSentinels(rep *junit.Report, f *Findings) {
+// judgeSentinels: a mutant must not pass; a twin must pass when the test it copies passed (in
+// the regression check that is only noted); a near mutant must not pass when the test it copies
+// passed.
+func (c Control) judgeSentinels(rep *junit.Report, regression bool, f *Findings) {
 	byID := map[string][]junit.Status{}
 	for _, cs := range rep.Cases {
 		byID[cs.ID] = append(byID[cs.ID], cs.Status)
@@ -125,6 +131,11 @@ func (c Control) judgeSentinels(rep *junit.Report, f *Findings) {
 		case Twin:
 			orig, twin := byID[s.Of], byID[s.ID]
 			if len(orig) == 1 && orig[0] == junit.Passed && (len(twin) != 1 || twin[0] != junit.Passed) {
+				if regression {
+					f.Notes = append(f.Notes, report.Reason{Code: report.CodeTripwire,
+						Detail: "a regression test passed while its verbatim copy, run right after it, did not: a test that cannot run twice in one process, or a forged result"})
+					continue
+				}
 				f.forged("a required test passed while its verbatim copy did not: the test's result was forged")
 				return
 			}
@@ -165,6 +176,8 @@ var tripwires = map[Hit]tripwire{
 	{"patch", "test or pytest function code"}:                {"the code under test replaced the code of a test or pytest function", true},
 	{"patch", "pytest class"}:                                {"the code under test changed a pytest class", true},
 	{"patch", "pytest or pluggy internals"}:                  {"the code under test patched pytest or pluggy", true},
+	{"patch", "unittest internals"}:                          {"the code under test patched unittest", true},
+	{"patch", "builtins"}:                                    {"the code under test replaced a builtin or a standard function", true},
 	{"loader", "test module loaded by a foreign importer"}:   {"a test module was loaded by an importer of the code under test", true},
 	{"bypass", "a test passed without its own code running"}: {"a test passed without its own code running: it was replaced", true},
 	{"plugin", "a pytest plugin of the code under test"}:     {"the code under test registered a pytest plugin", true},
