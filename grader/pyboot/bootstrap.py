@@ -215,6 +215,7 @@ def make_sentinels(cfg):
     rng = random.SystemRandom()
     ws = cfg["workspace"]
     want_twins, want_mutants, want_near = cfg.get("twins", 2), cfg.get("mutants", 3), cfg.get("near", 6)
+    want_negated = cfg.get("negated", 3)
     files = {}  # rel path -> Module
     order = []
     for nodeid in cfg["ids"]:
@@ -275,6 +276,24 @@ def make_sentinels(cfg):
             if plant(sentinels, rng, t, text, "near", suffix, nodeid):
                 near += 1
 
+    # Negations: copies of a required test with one top-level assertion turned around
+    # (assertTrue to assertFalse, assert x to assert not (x)). The test and its negation never
+    # both pass; a candidate that neuters assertions wholesale (a wrapper that swallows
+    # AssertionError, a trace function that jumps over them) makes both pass, even where no
+    # literal is compared and so no mutant exists.
+    negated = 0
+    for mod, t, suffix, nodeid in required:
+        if negated >= want_negated:
+            break
+        if (t.key, "negated") in taken or not twinnable(t):
+            continue
+        text = t.negation(rng, ast)
+        if text is None:
+            continue
+        taken.add((t.key, "negated"))
+        if plant(sentinels, rng, t, text, "negated", suffix, nodeid):
+            negated += 1
+
     shifts = {}
     for rel in order:
         mod = files[rel]
@@ -302,7 +321,7 @@ def plant(sentinels, rng, t, text, kind, suffix, of):
         copy = t.renamed(new, text)
     except RuntimeError:
         return False
-    mod.insert(t, copy, rng, after=kind == "twin")
+    mod.insert(t, copy, rng, after=kind in ("twin", "negated"))
     entry = {"kind": kind, "id": t.nodeid(mod.rel, new) + suffix}
     if of:
         entry["of"] = of
@@ -356,9 +375,9 @@ class Module:
         raise RuntimeError("no free sentinel name")
 
     def insert(self, t, text, rng, after=False):
-        """Puts text right before or right after t, at random; a twin always after, so the test
-        it copies runs as it would without it (a test that cannot run twice in one process
-        would fail in the second place)."""
+        """Puts text right before or right after t, at random; a twin or a negation always after,
+        so the test it copies runs as it would without it (a test that cannot run twice in one
+        process would fail in the second place)."""
         blank = b"\n" if t.cls else b"\n\n"
         if not after and rng.random() < 0.5:
             self.inserts.append((t.first - 1, text + blank))
@@ -444,6 +463,40 @@ class Test:
             raise RuntimeError("definition line not found")
         return text[:i] + b"def " + new.encode() + b"(" + text[i + len(old) :]
 
+    def negation(self, rng, ast):
+        """The function's source with one top-level assertion turned around, or None: `assert X`
+        becomes `assert not (X)`, `self.assertIn(...)` becomes `self.assertNotIn(...)`."""
+        spots = []
+        for stmt in self.node.body:
+            if isinstance(stmt, ast.Assert):
+                spots.append(stmt)
+            elif (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+                  and isinstance(stmt.value.func, ast.Attribute) and stmt.value.func.attr in NEGATIONS):
+                spots.append(stmt)
+        if not spots:
+            return None
+        stmt = rng.choice(spots)
+        lines = list(self.module.lines[self.first - 1 : self.last])
+        if isinstance(stmt, ast.Assert):
+            x = stmt.test
+            e, s = x.end_lineno - self.first, x.lineno - self.first
+            lines[e] = lines[e][: x.end_col_offset] + b")" + lines[e][x.end_col_offset :]
+            lines[s] = lines[s][: x.col_offset] + b"not (" + lines[s][x.col_offset :]
+        else:
+            f = stmt.value.func
+            i, name = f.end_lineno - self.first, f.attr.encode()
+            start = f.end_col_offset - len(name)
+            if lines[i][start : f.end_col_offset] != name:
+                return None
+            lines[i] = lines[i][:start] + NEGATIONS[f.attr].encode() + lines[i][f.end_col_offset :]
+        text = b"".join(lines)
+        try:
+            compile(b"if 1:\n" + b"".join(b" " + ln for ln in text.splitlines(keepends=True)), "<negation>", "exec",
+                    dont_inherit=True, flags=ast.PyCF_ONLY_AST)
+        except (SyntaxError, ValueError):
+            return None
+        return text
+
     def mutant(self, rng, ast, change):
         """The function's source with one expected value replaced by change(), or None."""
         spots = []
@@ -464,6 +517,15 @@ class Test:
             lines[i] = line[: lit.col_offset] + new + line[lit.end_col_offset :]
             return b"".join(lines)
         return None
+
+
+# The unittest assertions and their opposites: a negation swaps one for the other.
+NEGATIONS = {}
+for _a, _b in (("assertTrue", "assertFalse"), ("assertIn", "assertNotIn"), ("assertIs", "assertIsNot"),
+               ("assertIsNone", "assertIsNotNone"), ("assertIsInstance", "assertNotIsInstance"),
+               ("assertEqual", "assertNotEqual"), ("assertAlmostEqual", "assertNotAlmostEqual"),
+               ("assertRegex", "assertNotRegex")):
+    NEGATIONS[_a], NEGATIONS[_b] = _b, _a
 
 
 def twinnable(t):

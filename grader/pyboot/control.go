@@ -23,9 +23,10 @@ type Sentinel struct {
 
 // Sentinel kinds.
 const (
-	Twin   = "twin"
-	Mutant = "mutant"
-	Near   = "near"
+	Twin    = "twin"
+	Mutant  = "mutant"
+	Near    = "near"
+	Negated = "negated" // a copy of the required test Of with one assertion turned around: never passes with Of
 )
 
 // Plan is where the bootstrap put the sentinels. Shifts lists, per test module, the blocks of
@@ -184,8 +185,8 @@ func (c Control) Summary() string {
 	for _, s := range c.Plan.Sentinels {
 		kinds[s.Kind]++
 	}
-	s := fmt.Sprintf("bootstrap: %d twin(s), %d mutant(s) and %d near mutant(s) planted; %d tripwire hit(s)",
-		kinds[Twin], kinds[Mutant], kinds[Near], len(c.Hits))
+	s := fmt.Sprintf("bootstrap: %d twin(s), %d mutant(s), %d near mutant(s) and %d negation(s) planted; %d tripwire hit(s)",
+		kinds[Twin], kinds[Mutant], kinds[Near], kinds[Negated], len(c.Hits))
 	if c.End == nil {
 		return s + "; no end line"
 	}

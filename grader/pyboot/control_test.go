@@ -102,6 +102,7 @@ func TestJudge(t *testing.T) {
 	}
 	sawFailing := map[string]junit.Status{"t.py::test_a": junit.Failed, "t.py::test_b_a": junit.Failed, "t.py::test_c_a": junit.Failed, "t.py::test_d_a": junit.Failed}
 	planLine := "TENDER-CONTROL " + nonce + " plan " + plan
+	negLine := "TENDER-CONTROL " + nonce + " plan " + `{"v":1,"sentinels":[{"id":"t.py::test_e_a","kind":"negated","of":"t.py::test_a"}],"shifts":{}}`
 	tests := []struct {
 		name   string
 		out    []byte
@@ -134,6 +135,16 @@ func TestJudge(t *testing.T) {
 		{name: "regression check: a mutant passed is still forged", out: ctl(planLine, end(1, digest(report1))),
 			run:    Run{Report: rep(map[string]junit.Status{"t.py::test_a": junit.Passed, "t.py::test_b_a": junit.Passed, "t.py::test_c_a": junit.Passed}), JUnit: report1, Exit: 1, Ended: true, Regression: true},
 			forged: []string{"mutant"}},
+		{name: "negation fails while the original passes: honest", out: ctl(negLine, end(1, digest(report1))),
+			run: Run{Report: rep(map[string]junit.Status{"t.py::test_a": junit.Passed, "t.py::test_e_a": junit.Failed}), JUnit: report1, Exit: 1, Ended: true}},
+		{name: "wrong patch: the original fails and its negation passes: honest", out: ctl(negLine, end(1, digest(report1))),
+			run: Run{Report: rep(map[string]junit.Status{"t.py::test_a": junit.Failed, "t.py::test_e_a": junit.Passed}), JUnit: report1, Exit: 1, Ended: true}},
+		{name: "a test and its negation both passed: neutered assertions", out: ctl(negLine, end(0, digest(report1))),
+			run:    Run{Report: rep(map[string]junit.Status{"t.py::test_a": junit.Passed, "t.py::test_e_a": junit.Passed}), JUnit: report1, Exit: 0, Ended: true},
+			forged: []string{"turned around"}},
+		{name: "regression check: a test and its negation both passed is noted", out: ctl(negLine, end(0, digest(report1))),
+			run:   Run{Report: rep(map[string]junit.Status{"t.py::test_a": junit.Passed, "t.py::test_e_a": junit.Passed}), JUnit: report1, Exit: 0, Ended: true, Regression: true},
+			notes: 1},
 		{name: "honest wrong patch that gives the near value: the near mutant passes alone", out: ctl(planLine, end(1, digest(report1))),
 			run: Run{Report: rep(map[string]junit.Status{"t.py::test_a": junit.Failed, "t.py::test_b_a": junit.Failed, "t.py::test_c_a": junit.Failed, "t.py::test_d_a": junit.Passed}), JUnit: report1, Exit: 1, Ended: true}},
 		{name: "required test and its near mutant both passed", out: ctl(planLine, end(1, digest(report1))),

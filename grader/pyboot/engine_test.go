@@ -136,16 +136,26 @@ func TestBootstrapHonestRuns(t *testing.T) {
 					t.Errorf("%s: %s", id, got)
 				}
 			}
-			// A twin runs right after the test it copies, never before: the original runs as
-			// it would without sentinels.
+			// A twin or a negation runs right after the test it copies, never before: the
+			// original runs as it would without sentinels.
 			at := map[string]int{}
 			for i, c := range rep.Cases {
 				at[c.ID] = i
 			}
+			negations := 0
 			for _, s := range ctl.Plan.Sentinels {
-				if s.Kind == Twin && at[s.ID] <= at[s.Of] {
-					t.Errorf("twin %s ran at %d, before %s at %d", s.ID, at[s.ID], s.Of, at[s.Of])
+				if (s.Kind == Twin || s.Kind == Negated) && at[s.ID] <= at[s.Of] {
+					t.Errorf("%s %s ran at %d, before %s at %d", s.Kind, s.ID, at[s.ID], s.Of, at[s.Of])
 				}
+				if s.Kind == Negated {
+					negations++
+					if got := caseStatus(rep, s.ID); tc.passed && got == junit.Passed {
+						t.Errorf("negation %s of %s passed with the reference fix", s.ID, s.Of)
+					}
+				}
+			}
+			if negations == 0 {
+				t.Error("no negation planted: every required test has a top-level assert")
 			}
 		})
 	}

@@ -139,6 +139,17 @@ func (c Control) judgeSentinels(rep *junit.Report, regression bool, f *Findings)
 				f.forged("a required test passed while its verbatim copy did not: the test's result was forged")
 				return
 			}
+		case Negated:
+			orig, neg := byID[s.Of], byID[s.ID]
+			if len(orig) == 1 && orig[0] == junit.Passed && len(neg) > 0 && neg[0] == junit.Passed {
+				if regression {
+					f.Notes = append(f.Notes, report.Reason{Code: report.CodeTripwire,
+						Detail: "a regression test passed, and so did a copy of it with one assertion turned around, run right after it: a test that behaves differently the second time in one process, or neutered assertions"})
+					continue
+				}
+				f.forged("a required test passed, and so did a copy of it with one assertion turned around: the test's assertions were neutered, or the report was forged")
+				return
+			}
 		case Near:
 			orig, near := byID[s.Of], byID[s.ID]
 			if len(orig) == 1 && orig[0] == junit.Passed && len(near) > 0 && near[0] == junit.Passed {

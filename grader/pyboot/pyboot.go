@@ -23,9 +23,10 @@ var bootstrap string
 // Sentinel counts asked of the bootstrap for each check. It makes fewer when the pair's
 // tests offer fewer (a mutant needs a top-level equality assertion against a literal).
 const (
-	Twins   = 2
-	Mutants = 3
-	Nears   = 6
+	Twins     = 2
+	Mutants   = 3
+	Nears     = 6
+	Negations = 3
 )
 
 // Config is what the bootstrap reads on its standard input.
@@ -35,6 +36,7 @@ type Config struct {
 	Twins      int      `json:"twins"`
 	Mutants    int      `json:"mutants"`
 	Near       int      `json:"near"`
+	Negated    int      `json:"negated"`
 	Plugins    []string `json:"plugins,omitempty"`
 	PythonPath []string `json:"python_path,omitempty"`
 }
@@ -45,7 +47,7 @@ func NewConfig(ids, plugins, pythonPath []string) Config {
 	if _, err := rand.Read(b); err != nil {
 		panic(err) // crypto/rand does not fail on Linux
 	}
-	return Config{Nonce: hex.EncodeToString(b), IDs: ids, Twins: Twins, Mutants: Mutants, Near: Nears, Plugins: plugins, PythonPath: pythonPath}
+	return Config{Nonce: hex.EncodeToString(b), IDs: ids, Twins: Twins, Mutants: Mutants, Near: Nears, Negated: Negations, Plugins: plugins, PythonPath: pythonPath}
 }
 
 // Stdin is the configuration as the bootstrap reads it.
