@@ -173,6 +173,7 @@ func (pl *pipeline) spec(name, tree, support string, ids []string) (sandbox.Spec
 		return spec, nil
 	}
 	boot := pyboot.NewConfig(ids, v.Plugins, v.PythonPath)
+	boot.NegatedAfter = name == "regression"
 	spec.Stdin = boot.Stdin()
 	return spec, &boot
 }

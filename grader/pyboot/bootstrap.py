@@ -215,7 +215,7 @@ def make_sentinels(cfg):
     rng = random.SystemRandom()
     ws = cfg["workspace"]
     want_twins, want_mutants, want_near = cfg.get("twins", 2), cfg.get("mutants", 3), cfg.get("near", 6)
-    want_negated = cfg.get("negated", 3)
+    want_negated, negated_after = cfg.get("negated", 3), cfg.get("negated_after", False)
     files = {}  # rel path -> Module
     order = []
     for nodeid in cfg["ids"]:
@@ -276,7 +276,9 @@ def make_sentinels(cfg):
             if plant(sentinels, rng, t, text, "near", suffix, nodeid):
                 near += 1
 
-    # Negations: copies of a required test with one top-level assertion turned around
+    # Negations: copies of a required test with one top-level assertion turned around,
+    # before or after it at random (as a mutant: a forger that compares neighbouring tests
+    # cannot tell which one is the original), or after it when the check asks
     # (assertTrue to assertFalse, assert x to assert not (x)). The test and its negation never
     # both pass; a candidate that neuters assertions wholesale (a wrapper that swallows
     # AssertionError, a trace function that jumps over them) makes both pass, even where no
@@ -291,7 +293,7 @@ def make_sentinels(cfg):
         if text is None:
             continue
         taken.add((t.key, "negated"))
-        if plant(sentinels, rng, t, text, "negated", suffix, nodeid):
+        if plant(sentinels, rng, t, text, "negated", suffix, nodeid, after=negated_after):
             negated += 1
 
     shifts = {}
@@ -312,7 +314,7 @@ def make_sentinels(cfg):
     }
 
 
-def plant(sentinels, rng, t, text, kind, suffix, of):
+def plant(sentinels, rng, t, text, kind, suffix, of, after=False):
     """Writes one sentinel (a copy of t's source, or text) beside t under a fresh name and
     records it. A test whose source the copy cannot be made from gets none."""
     mod = t.module
@@ -321,7 +323,7 @@ def plant(sentinels, rng, t, text, kind, suffix, of):
         copy = t.renamed(new, text)
     except RuntimeError:
         return False
-    mod.insert(t, copy, rng, after=kind in ("twin", "negated"))
+    mod.insert(t, copy, rng, after=after or kind == "twin")
     entry = {"kind": kind, "id": t.nodeid(mod.rel, new) + suffix}
     if of:
         entry["of"] = of
@@ -375,9 +377,9 @@ class Module:
         raise RuntimeError("no free sentinel name")
 
     def insert(self, t, text, rng, after=False):
-        """Puts text right before or right after t, at random; a twin or a negation always after,
-        so the test it copies runs as it would without it (a test that cannot run twice in one
-        process would fail in the second place)."""
+        """Puts text right before or right after t, at random, or always after (a twin; a
+        negation in the regression check), so that the test it copies runs as it would without
+        it: a test that cannot run twice in one process fails in the second place."""
         blank = b"\n" if t.cls else b"\n\n"
         if not after and rng.random() < 0.5:
             self.inserts.append((t.first - 1, text + blank))

@@ -31,14 +31,17 @@ const (
 
 // Config is what the bootstrap reads on its standard input.
 type Config struct {
-	Nonce      string   `json:"nonce"`
-	IDs        []string `json:"ids"`
-	Twins      int      `json:"twins"`
-	Mutants    int      `json:"mutants"`
-	Near       int      `json:"near"`
-	Negated    int      `json:"negated"`
-	Plugins    []string `json:"plugins,omitempty"`
-	PythonPath []string `json:"python_path,omitempty"`
+	Nonce   string   `json:"nonce"`
+	IDs     []string `json:"ids"`
+	Twins   int      `json:"twins"`
+	Mutants int      `json:"mutants"`
+	Near    int      `json:"near"`
+	Negated int      `json:"negated"`
+	// NegatedAfter puts each negation right after its original instead of at random: in the
+	// regression check, where a test that cannot run twice must run first to keep its verdict.
+	NegatedAfter bool     `json:"negated_after,omitempty"`
+	Plugins      []string `json:"plugins,omitempty"`
+	PythonPath   []string `json:"python_path,omitempty"`
 }
 
 // NewConfig makes the configuration of one check, with a fresh nonce.
