@@ -121,6 +121,17 @@ func (c Control) judgeSentinels(rep *junit.Report, regression bool, f *Findings)
 	for _, cs := range rep.Cases {
 		byID[cs.ID] = append(byID[cs.ID], cs.Status)
 	}
+	// copyDisagrees decides a twin or a negation that disagrees with the test it copies: a
+	// forgery in the target check, a note in the regression check. It reports whether the
+	// check is decided.
+	copyDisagrees := func(note, forged string) bool {
+		if regression {
+			f.Notes = append(f.Notes, report.Reason{Code: report.CodeTripwire, Detail: note})
+			return false
+		}
+		f.forged(forged)
+		return true
+	}
 	for _, s := range c.Plan.Sentinels {
 		switch s.Kind {
 		case Mutant:
@@ -130,24 +141,16 @@ func (c Control) judgeSentinels(rep *junit.Report, regression bool, f *Findings)
 			}
 		case Twin:
 			orig, twin := byID[s.Of], byID[s.ID]
-			if len(orig) == 1 && orig[0] == junit.Passed && (len(twin) != 1 || twin[0] != junit.Passed) {
-				if regression {
-					f.Notes = append(f.Notes, report.Reason{Code: report.CodeTripwire,
-						Detail: "a regression test passed while its verbatim copy, run right after it, did not: a test that cannot run twice in one process, or a forged result"})
-					continue
-				}
-				f.forged("a required test passed while its verbatim copy did not: the test's result was forged")
+			if len(orig) == 1 && orig[0] == junit.Passed && (len(twin) != 1 || twin[0] != junit.Passed) &&
+				copyDisagrees("a regression test passed while its verbatim copy, run right after it, did not: a test that cannot run twice in one process, or a forged result",
+					"a required test passed while its verbatim copy did not: the test's result was forged") {
 				return
 			}
 		case Negated:
 			orig, neg := byID[s.Of], byID[s.ID]
-			if len(orig) == 1 && orig[0] == junit.Passed && len(neg) > 0 && neg[0] == junit.Passed {
-				if regression {
-					f.Notes = append(f.Notes, report.Reason{Code: report.CodeTripwire,
-						Detail: "a regression test passed, and so did a copy of it with one assertion turned around, run right after it: a test that behaves differently the second time in one process, or neutered assertions"})
-					continue
-				}
-				f.forged("a required test passed, and so did a copy of it with one assertion turned around: the test's assertions were neutered, or the report was forged")
+			if len(orig) == 1 && orig[0] == junit.Passed && len(neg) > 0 && neg[0] == junit.Passed &&
+				copyDisagrees("a regression test passed, and so did a copy of it with one assertion turned around, run right after it: a test that behaves differently the second time in one process, or neutered assertions",
+					"a required test passed, and so did a copy of it with one assertion turned around: the test's assertions were neutered, or the report was forged") {
 				return
 			}
 		case Near:

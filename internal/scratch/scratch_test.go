@@ -37,12 +37,12 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestSweepAfterKill: a directory made by a process that was then killed with SIGKILL (no
-// cleanup could run) is removed by the next sweep, as containers are.
-func TestSweepAfterKill(t *testing.T) {
-	parent := t.TempDir()
+// startHelper starts this test binary as a helper process (see TestMain) with env added, and
+// returns it with the first line it printed.
+func startHelper(t *testing.T, env string) (*exec.Cmd, string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"="+parent)
+	cmd.Env = append(os.Environ(), env)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +52,14 @@ func TestSweepAfterKill(t *testing.T) {
 	}
 	buf := make([]byte, 4096)
 	n, _ := out.Read(buf)
-	dir := strings.TrimSpace(string(buf[:n]))
+	return cmd, strings.TrimSpace(string(buf[:n]))
+}
+
+// TestSweepAfterKill: a directory made by a process that was then killed with SIGKILL (no
+// cleanup could run) is removed by the next sweep, as containers are.
+func TestSweepAfterKill(t *testing.T) {
+	parent := t.TempDir()
+	cmd, dir := startHelper(t, helperEnv+"="+parent)
 	if removed, err := Sweep(parent); err != nil || len(removed) != 0 {
 		t.Fatalf("while its owner lives, Sweep removed %v (%v)", removed, err)
 	}
@@ -96,18 +103,8 @@ func TestSweepAfterKillAtAnyMoment(t *testing.T) {
 	parent := t.TempDir()
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0))
 	for round := range 40 {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), churnEnv+"="+parent)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		buf := make([]byte, 256)
-		n, _ := out.Read(buf)
-		if got := strings.TrimSpace(string(buf[:n])); got != "started" {
+		cmd, got := startHelper(t, churnEnv+"="+parent)
+		if got != "started" {
 			t.Fatalf("round %d: the churning process said %q", round, got)
 		}
 		time.Sleep(time.Duration(rng.Int64N(int64(20 * time.Millisecond))))
