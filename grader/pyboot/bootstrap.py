@@ -687,7 +687,6 @@ def child(go_r, hit_w):
     import unittest  # noqa: F401  in the snapshot before any candidate code can patch it
 
     wire.snapshot = snapshot_machinery()  # after Tender's own wrapper is in place
-    wire.builtins = snapshot_builtins()
     sys.addaudithook(wire.hook)
     import pytest
 
