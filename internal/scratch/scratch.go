@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -23,9 +25,11 @@ const Prefix = "tender-"
 // start with Prefix. A caller keeps its own files beside OwnerFile, never at that name, and
 // removes the directory with Remove, which deletes the owner file last.
 //
-// A kill between making the directory and writing the owner file leaves an empty directory
-// that Sweep removes; a Sweep running in that moment may take this one, so MkdirTemp checks
-// that the owner file it wrote is still in place and, if not, starts again.
+// The name also carries this process's pid and start time (pattern + "p<pid>s<start>-" + a
+// random part): a kill between making the directory and writing the owner file leaves an empty
+// directory that names its dead maker, and Sweep removes it. A Sweep running in that moment
+// may take this one, so MkdirTemp checks that the owner file it wrote is still in place and,
+// if not, starts again.
 func MkdirTemp(parent, pattern string) (string, error) {
 	if !strings.HasPrefix(pattern, Prefix) {
 		return "", fmt.Errorf("scratch: pattern %q does not start with %q", pattern, Prefix)
@@ -35,7 +39,7 @@ func MkdirTemp(parent, pattern string) (string, error) {
 		return "", err
 	}
 	for range 5 {
-		dir, err := os.MkdirTemp(parent, pattern)
+		dir, err := os.MkdirTemp(parent, fmt.Sprintf("%sp%ds%s-*", pattern, me.Pid, me.Start))
 		if err != nil {
 			return "", err
 		}
@@ -138,7 +142,7 @@ func Sweep(parent string) ([]string, error) {
 		dir := filepath.Join(parent, e.Name())
 		o, ok := readOwner(dir)
 		if !ok {
-			if unfinished(dir) && removeUnfinished(dir) {
+			if maker, named := nameOwner(e.Name(), me); named && me.Judge(maker) == Dead && unfinished(dir) && removeUnfinished(dir) {
 				removed = append(removed, dir)
 			}
 			continue
@@ -154,6 +158,23 @@ func Sweep(parent string) ([]string, error) {
 	}
 	return removed, errors.Join(errs...)
 }
+
+// nameOwner reads the maker a MkdirTemp name carries; named is false for any other name (a
+// user's own empty tender-demo directory is not Tender's to remove). The record is of this
+// host and boot: an empty directory in the local temporary directory is judged by its pid.
+func nameOwner(name string, me Owner) (o Owner, named bool) {
+	m := reMadeName.FindStringSubmatch(name)
+	if m == nil {
+		return o, false
+	}
+	pid, err := strconv.Atoi(m[1])
+	if err != nil {
+		return o, false
+	}
+	return Owner{Host: me.Host, Boot: me.Boot, Pid: pid, Start: m[2]}, true
+}
+
+var reMadeName = regexp.MustCompile(`^tender-[a-z]+-p([0-9]{1,9})s([0-9]{1,20})-[0-9]+$`)
 
 // unfinished reports whether dir holds nothing but, at most, an empty owner file: what a kill
 // leaves between making a directory and writing its owner file, or between Remove deleting

@@ -119,26 +119,58 @@ func TestSweepAfterKillAtAnyMoment(t *testing.T) {
 	}
 }
 
-// TestSweepTakesUnfinishedDirectories: an empty directory with the prefix, or one holding only
-// an empty owner file, is what a kill leaves mid-make or mid-remove, and goes; an ownerless
-// one with anything else in it is not ours to judge.
+// TestSweepTakesUnfinishedDirectories: an empty directory named by MkdirTemp for a dead
+// process, or one holding only an empty owner file, is what a kill leaves mid-make or
+// mid-remove, and goes. An empty one named for a live process (this one, mid-make), one with
+// a garbled owner file, and a user's own empty tender-demo directory (an --out directory
+// before its first record) are not Sweep's to take.
 func TestSweepTakesUnfinishedDirectories(t *testing.T) {
 	parent := t.TempDir()
-	empty := filepath.Join(parent, "tender-check-empty")
-	emptyOwner := filepath.Join(parent, "tender-check-emptyowner")
-	garbled := filepath.Join(parent, "tender-check-garbled")
-	for _, d := range []string{empty, emptyOwner, garbled} {
+	me, err := Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := fmt.Sprintf("p%ds1-", 1<<22)
+	empty := filepath.Join(parent, "tender-check-"+dead+"123")
+	emptyOwner := filepath.Join(parent, "tender-base-"+dead+"456")
+	garbled := filepath.Join(parent, "tender-check-"+dead+"789")
+	live := filepath.Join(parent, fmt.Sprintf("tender-git-p%ds%s-1", me.Pid, me.Start))
+	user := filepath.Join(parent, "tender-demo")
+	userNumbered := filepath.Join(parent, "tender-run-42")
+	for _, d := range []string{empty, emptyOwner, garbled, live, user, userNumbered} {
 		must(t, os.Mkdir(d, 0o755))
 	}
 	must(t, os.WriteFile(filepath.Join(emptyOwner, OwnerFile), nil, 0o600))
 	must(t, os.WriteFile(filepath.Join(garbled, OwnerFile), []byte("{"), 0o600))
 	removed, err := Sweep(parent)
 	slices.Sort(removed)
-	if err != nil || !slices.Equal(removed, []string{empty, emptyOwner}) {
-		t.Errorf("Sweep removed %v (%v), want %v", removed, err, []string{empty, emptyOwner})
+	if want := []string{emptyOwner, empty}; err != nil || !slices.Equal(removed, want) {
+		t.Errorf("Sweep removed %v (%v), want %v", removed, err, want)
 	}
 	if _, err := os.Stat(filepath.Join(garbled, OwnerFile)); err != nil {
 		t.Errorf("Sweep touched a directory it cannot judge: %v", err)
+	}
+	for _, d := range []string{live, user, userNumbered} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("Sweep removed %s: %v", d, err)
+		}
+	}
+}
+
+// TestMkdirTempNamesItsMaker: the name carries the maker, so that an empty leftover can be
+// judged without an owner file.
+func TestMkdirTempNamesItsMaker(t *testing.T) {
+	me, err := Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := MkdirTemp(t.TempDir(), "tender-check-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, named := nameOwner(filepath.Base(dir), me)
+	if !named || o.Pid != me.Pid || o.Start != me.Start || me.Judge(o) != Alive {
+		t.Errorf("%s names %+v (named %v), want this process", filepath.Base(dir), o, named)
 	}
 }
 
