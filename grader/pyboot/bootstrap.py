@@ -465,11 +465,22 @@ class Test:
             raise RuntimeError("definition line not found")
         return text[:i] + b"def " + new.encode() + b"(" + text[i + len(old) :]
 
+    def asserting(self, ast):
+        """The top-level statements before the first that can return: an assertion after
+        `if not HAVE_X: return` may never run, and a copy that changes it would pass as the
+        original does."""
+        out = []
+        for stmt in self.node.body:
+            if returns(stmt, ast):
+                break
+            out.append(stmt)
+        return out
+
     def negation(self, rng, ast):
         """The function's source with one top-level assertion turned around, or None: `assert X`
         becomes `assert not (X)`, `self.assertIn(...)` becomes `self.assertNotIn(...)`."""
         spots = []
-        for stmt in self.node.body:
+        for stmt in self.asserting(ast):
             if isinstance(stmt, ast.Assert):
                 spots.append(stmt)
             elif (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
@@ -502,7 +513,7 @@ class Test:
     def mutant(self, rng, ast, change):
         """The function's source with one expected value replaced by change(), or None."""
         spots = []
-        for stmt in self.node.body:
+        for stmt in self.asserting(ast):
             for lit in expected_literals(stmt, ast):
                 spots.append(lit)
         rng.shuffle(spots)
@@ -538,6 +549,19 @@ def twinnable(t):
         if word in src:
             return False
     return True
+
+
+def returns(stmt, ast):
+    """Whether stmt holds a return of the function it is in (not of a function it defines)."""
+    todo = [stmt]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Return):
+            return True
+        if n is not stmt and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+    return False
 
 
 def expected_literals(stmt, ast):

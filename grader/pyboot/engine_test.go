@@ -202,6 +202,45 @@ def _patched_builtins(monkeypatch):
 	}
 }
 
+// TestBootstrapEarlyReturn: a test that returns before its assertions when an optional
+// dependency is missing passes honestly without checking them. No sentinel may change an
+// assertion that a return can skip: such a copy would pass too, and an honest fix would be
+// called forged. Assertions before the return still give sentinels.
+func TestBootstrapEarlyReturn(t *testing.T) {
+	tree := demoTree(t, []string{"gold"}, nil)
+	path := filepath.Join(tree, "tests", "test_formatting.py")
+	old, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard := "    if OPTIONAL is None:  # the optional dependency is missing\n        return\n"
+	text := "OPTIONAL = None\n" + string(old)
+	for _, from := range []string{
+		"def test_format_number_negative_int():\n",
+		"def test_format_number_negative_float():\n",
+		"def test_group_digits_negative():\n    assert group_digits(\"-123456\") == \"-123,456\"\n",
+	} {
+		if !strings.Contains(text, from) {
+			t.Fatalf("the demo's tests changed: %q is gone", from)
+		}
+		text = strings.Replace(text, from, from+guard, 1)
+	}
+	writeFile(t, path, text)
+	ctl, f, _ := runBoot(t, tree)
+	if f.Broken != "" || len(f.Forged) > 0 || len(f.Failed) > 0 || len(ctl.Hits) > 0 {
+		t.Fatalf("an honest run judged: broken %q forged %+v failed %+v hits %+v", f.Broken, f.Forged, f.Failed, ctl.Hits)
+	}
+	if ctl.Plan.Mutants() < 1 {
+		t.Fatalf("plan %+v: want a mutant of the assertion before the return", ctl.Plan)
+	}
+	for _, s := range ctl.Plan.Sentinels {
+		// A mutant does not say which test it copies; the judge above stands for it.
+		if s.Kind != Twin && s.Kind != Mutant && s.Of != "tests/test_formatting.py::test_group_digits_negative" {
+			t.Errorf("%s sentinel %s changes %s, whose every assertion a return skips", s.Kind, s.ID, s.Of)
+		}
+	}
+}
+
 func caseStatus(rep *junit.Report, id string) junit.Status {
 	for _, c := range rep.Cases {
 		if c.ID == id {
