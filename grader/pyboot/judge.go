@@ -113,16 +113,8 @@ func (c Control) mutantsSkipped(rep *junit.Report) bool {
 		if s.Kind != Mutant {
 			continue
 		}
-		seen := false
-		for _, cs := range rep.Cases {
-			if cs.ID == s.ID || strings.HasPrefix(cs.ID, s.ID+"[") {
-				if cs.Status != junit.Skipped && cs.Status != junit.XFail {
-					return false
-				}
-				seen = true
-			}
-		}
-		if !seen {
+		got := mutantCases(rep, s.ID)
+		if len(got) == 0 || slices.ContainsFunc(got, func(st junit.Status) bool { return st != junit.Skipped && st != junit.XFail }) {
 			return false
 		}
 	}
@@ -191,12 +183,19 @@ func (c Control) judgeSentinels(rep *junit.Report, regression bool, f *Findings)
 }
 
 func mutantPassed(rep *junit.Report, id string) bool {
+	return slices.ContainsFunc(mutantCases(rep, id), func(s junit.Status) bool { return s == junit.Passed || s == junit.XPass })
+}
+
+// mutantCases are the statuses of a mutant in the report: one, or one per parametrized
+// instance.
+func mutantCases(rep *junit.Report, id string) []junit.Status {
+	var out []junit.Status
 	for _, cs := range rep.Cases {
-		if (cs.ID == id || strings.HasPrefix(cs.ID, id+"[")) && (cs.Status == junit.Passed || cs.Status == junit.XPass) {
-			return true
+		if cs.ID == id || strings.HasPrefix(cs.ID, id+"[") {
+			out = append(out, cs.Status)
 		}
 	}
-	return false
+	return out
 }
 
 // tripwire is what Tender says about one kind of hit, and whether it fails the check.
