@@ -660,7 +660,9 @@ def near_literal(seg, rng, kind):
                     digits.append(body[:i] + str(n) + body[i + 1:])
     # Each kind fools a different reader of the expected value: a moved separator keeps every
     # digit, a swap keeps every character, a digit off by one keeps the shape.
-    changes = [c for c in {"swap": swaps, "move": moves, "digit": digits}[kind] if c != body]
+    # A number must change its value, not only its spelling: 0.0 with the point moved is .00.
+    changes = [c for c in {"swap": swaps, "move": moves, "digit": digits}[kind]
+               if c != body and (quote or float(c) != float(body))]
     if not changes:
         return None
     return (prefix + quote + rng.choice(changes) + quote).encode()

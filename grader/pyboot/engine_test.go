@@ -241,6 +241,43 @@ func TestBootstrapEarlyReturn(t *testing.T) {
 	}
 }
 
+// TestBootstrapZeroLiterals: a required test that compares with 0.0 passes honestly. A near
+// mutant that only respells the number (0.0 with its point moved is .00, the same value)
+// would pass too, and an honest fix would be called forged.
+func TestBootstrapZeroLiterals(t *testing.T) {
+	tree := demoTree(t, []string{"gold"}, nil)
+	path := filepath.Join(tree, "tests", "test_formatting.py")
+	old, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(old)
+	for from, to := range map[string]string{
+		"    assert group_digits(\"-123456\") == \"-123,456\"\n    assert group_digits(\"-999\") == \"-999\"\n":            "    assert float(group_digits(\"0\")) == 0.00\n",
+		"    assert format_number(-123456) == \"-123,456\"\n":                                                              "    assert float(format_number(0)) == 0.0\n",
+		"    assert format_number(-999.5, 1) == \"-999.5\"\n    assert format_number(-1234567.891) == \"-1,234,567.89\"\n": "    assert float(format_number(0, 1)) == 0.0\n",
+	} {
+		if !strings.Contains(text, from) {
+			t.Fatalf("the demo's tests changed: %q is gone", from)
+		}
+		text = strings.Replace(text, from, to, 1)
+	}
+	writeFile(t, path, text)
+	ctl, f, _ := runBoot(t, tree)
+	if f.Broken != "" || len(f.Forged) > 0 || len(f.Failed) > 0 || len(ctl.Hits) > 0 {
+		t.Fatalf("an honest run judged: broken %q forged %+v failed %+v hits %+v", f.Broken, f.Forged, f.Failed, ctl.Hits)
+	}
+	near := 0
+	for _, s := range ctl.Plan.Sentinels {
+		if s.Kind == Near {
+			near++
+		}
+	}
+	if near == 0 {
+		t.Fatalf("plan %+v: want near mutants (a digit off by one still applies)", ctl.Plan)
+	}
+}
+
 func caseStatus(rep *junit.Report, id string) junit.Status {
 	for _, c := range rep.Cases {
 		if c.ID == id {
