@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// Code is a reason code. Codes are public contract: tools match on them, the README
+// Code is a reason code. Codes are public contract: tools match on them, docs/reason-codes.md
 // lists them, and every package that emits one takes it from the registry below.
 type Code string
 
@@ -21,7 +21,7 @@ const (
 // CodeInfo is one entry of the registry.
 type CodeInfo struct {
 	Code    Code
-	Origin  string // the stage that decides it, as the README's reason-code table says
+	Origin  string // the stage that decides it, as the table in docs/reason-codes.md says
 	Meaning string
 	Locus   Locus
 	// Verdict is what a reason of this code leads to when it ends a pair or fails a check:
@@ -41,8 +41,8 @@ func (ci CodeInfo) IsNote() bool { return ci.Verdict == Note }
 // The registry. Origins: pipeline (the pair's own steps), gitsafe (the repository), pre-scan
 // (the integrity scan of the patch), restore (evaluator paths), sentinels (forgery checks),
 // reconcile (the report), sandbox (the verifier's limits), grader (infrastructure). Each entry
-// ends with the verdict its code leads to (or Note); TestReasonCodesMatchTheREADME holds the
-// README's table to this list, verdict column included.
+// ends with the verdict its code leads to (or Note); TestReasonCodesMatchTheDocs holds the
+// table in docs/reason-codes.md to this list, verdict column included.
 const (
 	CodeEmptyPatch    Code = "empty_patch"
 	CodePatchFailed   Code = "patch_failed"
@@ -190,7 +190,7 @@ var registry = []CodeInfo{
 	{CodeMoreReasons, "grader", "more reasons than a check or pair keeps; their count", NoLocus, Note},
 }
 
-// Codes returns the registry, in the order of the README's table.
+// Codes returns the registry, in the order of the table in docs/reason-codes.md.
 func Codes() []CodeInfo { return slices.Clone(registry) }
 
 // Lookup returns the registry entry of c.
