@@ -124,7 +124,7 @@ func (pl *pipeline) baseline(ctx context.Context) (*baseline, error) {
 		e.b, e.log = b, log
 	}
 	if err := pl.saveBaseline(e.b, e.log); err != nil {
-		return nil, stop(report.Error, report.CodeWorkspaceFailed, err.Error())
+		return nil, stop(report.CodeWorkspaceFailed, err.Error())
 	}
 	return e.b, nil
 }
@@ -139,7 +139,7 @@ func (pl *pipeline) collect(ctx context.Context, key string) (*baseline, []byte,
 	tree, support := filepath.Join(root, "workspace"), filepath.Join(root, "support")
 	if _, err := pl.repo.repo.Materialize(ctx, pl.executed, tree); err != nil {
 		if errors.Is(err, gitsafe.ErrUnsafeTree) {
-			return nil, nil, stop(report.Error, report.CodeUnsafeTree, err.Error())
+			return nil, nil, stop(report.CodeUnsafeTree, err.Error())
 		}
 		return nil, nil, infraStop(report.CodeWorkspaceFailed, err)
 	}
@@ -166,10 +166,11 @@ func (pl *pipeline) collect(ctx context.Context, key string) (*baseline, []byte,
 		Limits: sandbox.Limits{Timeout: v.Timeout, CPUs: v.CPUs, Memory: v.Memory, Pids: v.Pids, DiskBytes: v.Disk, OutputBytes: maxLogBytes}}
 	res, err := pl.opts.Backend.Run(ctx, spec)
 	if err != nil {
-		return nil, nil, stop(report.Error, report.CodeVerifierFailed, "the baseline collection: "+err.Error())
+		return nil, nil, stop(report.CodeVerifierFailed, "the baseline collection: "+err.Error())
 	}
 	if res.Killed {
-		return nil, nil, stop(report.Error, report.CodeVerifierKilled, "the baseline collection's verifier died of a signal Tender did not send; no verdict")
+		return nil, nil, stop(report.CodeVerifierKilled,
+			"the baseline collection's verifier died of a signal Tender did not send; no verdict")
 	}
 	b.ImageID, b.WallMillis = res.ImageID, res.Wall.Milliseconds()
 	stdout, stderr := res.Stdout.String(), res.Stderr.String()

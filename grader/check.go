@@ -31,7 +31,7 @@ type checkRun struct {
 func (pl *pipeline) check(ctx context.Context, name string, ids []string) (*checkRun, error) {
 	cr := &checkRun{Check: report.Check{Name: name, Backend: pl.opts.Backend.Name()}}
 	if msg := pl.suite.Failure(pl.pair); msg != "" {
-		return cr, stop(report.Error, report.CodeVerifierFailed, msg)
+		return cr, stop(report.CodeVerifierFailed, msg)
 	}
 	root, err := scratch.MkdirTemp(pl.opts.WorkDir, "tender-check-")
 	if err != nil {
@@ -43,7 +43,7 @@ func (pl *pipeline) check(ctx context.Context, name string, ids []string) (*chec
 	fp, err := pl.repo.repo.Materialize(ctx, pl.executed, tree)
 	if err != nil {
 		if errors.Is(err, gitsafe.ErrUnsafeTree) {
-			return cr, stop(report.Error, report.CodeUnsafeTree, err.Error())
+			return cr, stop(report.CodeUnsafeTree, err.Error())
 		}
 		return cr, infraStop(report.CodeWorkspaceFailed, err)
 	}
@@ -60,11 +60,11 @@ func (pl *pipeline) check(ctx context.Context, name string, ids []string) (*chec
 	spec, boot := pl.spec(name, tree, support, ids)
 	res, err := pl.opts.Backend.Run(ctx, spec)
 	if err != nil {
-		return cr, stop(report.Error, report.CodeVerifierFailed, err.Error())
+		return cr, stop(report.CodeVerifierFailed, err.Error())
 	}
 	cr.ran = true
 	if res.Killed {
-		return cr, stop(report.Error, report.CodeVerifierKilled, "the verifier died of a signal Tender did not send; no verdict")
+		return cr, stop(report.CodeVerifierKilled, "the verifier died of a signal Tender did not send; no verdict")
 	}
 	return cr, pl.judge(cr, res, tree, ids, boot)
 }
@@ -78,11 +78,11 @@ func (pl *pipeline) applyCandidate(ctx context.Context, tree string) error {
 	switch {
 	case errors.Is(err, gitsafe.ErrUnsafePath):
 		// git read the patch differently from the parser, or a path runs through a symlink.
-		return stop(report.IntegrityViolation, report.CodeUnsafePath, err.Error())
+		return stop(report.CodeUnsafePath, err.Error())
 	case errors.Is(err, gitsafe.ErrPatchFailed):
-		return stop(report.Unresolved, report.CodePatchFailed, err.Error())
+		return stop(report.CodePatchFailed, err.Error())
 	case err != nil:
-		return stop(report.Error, report.CodeWorkspaceFailed, err.Error())
+		return stop(report.CodeWorkspaceFailed, err.Error())
 	}
 	return nil
 }
@@ -95,10 +95,10 @@ func (pl *pipeline) restore(ctx context.Context, tree string) (restore.Outcome, 
 	}
 	out, err := restore.Restore(tree, base, pl.suite.Restored)
 	if err != nil {
-		return out, stop(report.Error, report.CodeWorkspaceFailed, "restoring evaluator paths: "+err.Error())
+		return out, stop(report.CodeWorkspaceFailed, "restoring evaluator paths: "+err.Error())
 	}
 	if len(out.Violations) > 0 {
-		return out, &verdictError{verdict: report.IntegrityViolation, reasons: out.Violations}
+		return out, stopWith(out.Violations)
 	}
 	return out, nil
 }
@@ -125,18 +125,18 @@ func resetNotes(out restore.Outcome) []report.Reason {
 func (pl *pipeline) addEvaluatorFiles(ctx context.Context, tree, support string) error {
 	if pl.testPatch != nil {
 		if err := gitsafe.Apply(ctx, pl.testPatch, tree); err != nil {
-			return stop(report.Error, report.CodeTestPatchFailed, fmt.Sprintf("%s: %v", pl.pair.TestPatchPath, err))
+			return stop(report.CodeTestPatchFailed, fmt.Sprintf("%s: %v", pl.pair.TestPatchPath, err))
 		}
 	}
 	for _, a := range pl.pair.Assets {
 		for _, dst := range []string{filepath.Join(tree, filepath.FromSlash(a.Path)), filepath.Join(support, "assets", filepath.FromSlash(a.Path))} {
 			if err := writeFile(dst, a.Data, a.Mode); err != nil {
-				return stop(report.Error, report.CodeWorkspaceFailed, err.Error())
+				return stop(report.CodeWorkspaceFailed, err.Error())
 			}
 		}
 	}
 	if err := os.MkdirAll(filepath.Join(support, "out"), 0o755); err != nil {
-		return stop(report.Error, report.CodeWorkspaceFailed, err.Error())
+		return stop(report.CodeWorkspaceFailed, err.Error())
 	}
 	return nil
 }
@@ -198,7 +198,7 @@ func (pl *pipeline) judge(cr *checkRun, res *sandbox.Result, tree string, ids []
 		ctl = pyboot.Read([]byte(res.Stdout.String()), boot.Nonce)
 	}
 	if err := pl.saveLogs(&cr.Check, res, data, ctl); err != nil {
-		return stop(report.Error, report.CodeWorkspaceFailed, err.Error())
+		return stop(report.CodeWorkspaceFailed, err.Error())
 	}
 	out := report.Reconcile(rep, err, ids, res.ExitCode)
 	cr.Passed, cr.Tests, cr.Reasons = out.Passed, out.Tests, out.Reasons
@@ -223,7 +223,7 @@ func (pl *pipeline) judge(cr *checkRun, res *sandbox.Result, tree string, ids []
 	cr.notes = f.Notes
 	remapLines(cr.Reasons, ctl.Plan)
 	if f.Broken != "" {
-		return stop(report.Error, report.CodeBootstrap, f.Broken)
+		return stop(report.CodeBootstrap, f.Broken)
 	}
 	if len(f.Failed) > 0 {
 		cr.Passed = false
@@ -233,7 +233,7 @@ func (pl *pipeline) judge(cr *checkRun, res *sandbox.Result, tree string, ids []
 	if len(f.Forged) > 0 {
 		cr.Passed = false
 		cr.Reasons = report.CapReasons(append(f.Forged, cr.Reasons...), report.MaxCheckReasons)
-		return &verdictError{verdict: report.IntegrityViolation, reasons: f.Forged}
+		return stopWith(f.Forged)
 	}
 	return nil
 }

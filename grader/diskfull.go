@@ -9,13 +9,14 @@ import (
 	"github.com/tender-grader/tender/report"
 )
 
-// infraStop ends a pair with an error verdict of code, or of host_disk_full when err is the
-// host's disk filling up: the operator must free space, not distrust a repository.
+// infraStop ends a pair on an infrastructure failure with code, or with host_disk_full when
+// err is the host's disk filling up: the operator must free space, not distrust a repository.
+// Like stop, it takes the verdict from the registry (error, for every code it is given).
 func infraStop(code report.Code, err error) *verdictError {
 	if hostDiskFull(err) {
 		code = report.CodeHostDiskFull
 	}
-	return stop(report.Error, code, err.Error())
+	return stop(code, err.Error())
 }
 
 // hostDiskFull reports whether err is a write that found no space: Tender's own (ENOSPC,

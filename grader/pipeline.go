@@ -46,8 +46,41 @@ type verdictError struct {
 
 func (e *verdictError) Error() string { return string(e.verdict) + ": " + string(e.reasons[0].Code) }
 
-func stop(v report.Verdict, code report.Code, detail string) *verdictError {
-	return &verdictError{verdict: v, reasons: []report.Reason{{Code: code, Detail: detail}}}
+// stop ends the pipeline with one reason, and the verdict the registry says its code leads to.
+func stop(code report.Code, detail string) *verdictError {
+	return stopWith([]report.Reason{{Code: code, Detail: detail}})
+}
+
+// stopWith ends the pipeline with reasons, and the verdict the registry says they lead to
+// (reasonsVerdict). A stop whose reasons are all notes is a bug in the grader: it would end a
+// pair as resolved without running it, so it panics, and the pair ends as internal_panic.
+func stopWith(rs []report.Reason) *verdictError {
+	v := reasonsVerdict(rs)
+	if v == report.Resolved {
+		panic(fmt.Sprintf("grader: a stop with only notes (%v) would resolve the pair", report.DistinctCodes(rs)))
+	}
+	return &verdictError{verdict: v, reasons: rs}
+}
+
+// reasonsVerdict is the verdict reasons lead to, as the registry says of each code: an error
+// over an integrity violation over unresolved. Notes decide nothing; with only notes (or none)
+// it is Resolved, which only the checks can confirm. A code the registry does not know makes
+// it Error: no verdict can stand on a reason nobody defined.
+func reasonsVerdict(rs []report.Reason) report.Verdict {
+	decided := report.Resolved
+	for _, r := range rs {
+		ci, ok := report.Lookup(r.Code)
+		switch {
+		case !ok || ci.Verdict == report.Error:
+			return report.Error
+		case ci.IsNote():
+		case ci.Verdict == report.IntegrityViolation:
+			decided = ci.Verdict
+		case decided == report.Resolved:
+			decided = ci.Verdict
+		}
+	}
+	return decided
 }
 
 func (pl *pipeline) run(ctx context.Context, start time.Time) report.PairResult {
@@ -61,11 +94,11 @@ func (pl *pipeline) run(ctx context.Context, start time.Time) report.PairResult 
 		err = pl.runChecks(ctx, &r)
 	}
 	var ve *verdictError
-	switch {
-	case errors.As(err, &ve):
+	if err != nil && !errors.As(err, &ve) {
+		ve = stop(report.CodeVerifierFailed, err.Error())
+	}
+	if ve != nil {
 		r.Verdict, r.Reasons = ve.verdict, append(r.Reasons, ve.reasons...)
-	case err != nil:
-		r.Verdict, r.Reasons = report.Error, append(r.Reasons, report.Reason{Code: report.CodeVerifierFailed, Detail: err.Error()})
 	}
 	if ctx.Err() != nil && r.Verdict == report.Error {
 		r.Reasons = append(r.Reasons, report.Reason{Code: report.CodeInterrupted, Detail: ctx.Err().Error()})
@@ -85,11 +118,12 @@ func (pl *pipeline) prepare(ctx context.Context, r *report.PairResult) error {
 	}
 	p := pl.pair
 	if p.PatchOversize {
-		return stop(report.IntegrityViolation, report.CodePatchTooLarge, fmt.Sprintf("%s is over %d bytes; it was not parsed or applied", p.PatchPath, MaxPatch))
+		return stop(report.CodePatchTooLarge,
+			fmt.Sprintf("%s is over %d bytes; it was not parsed or applied", p.PatchPath, MaxPatch))
 	}
 	if len(bytes.TrimSpace(p.Patch)) == 0 {
 		r.EmptyPatch = true
-		return stop(report.Unresolved, report.CodeEmptyPatch, "the candidate patch is empty; nothing was run")
+		return stop(report.CodeEmptyPatch, "the candidate patch is empty; nothing was run")
 	}
 	return pl.preparePatch(p.Patch)
 }
@@ -102,11 +136,11 @@ func (pl *pipeline) prepareRepo(ctx context.Context, r *report.PairResult) error
 	executed, err := pl.repo.verify(ctx, pl.pair.BaseCommit, pl.opts.Pinned)
 	switch {
 	case errors.Is(err, gitsafe.ErrCommitNotFound):
-		return stop(report.Error, report.CodeBaseMissing, err.Error())
+		return stop(report.CodeBaseMissing, err.Error())
 	case errors.Is(err, gitsafe.ErrDirty):
-		return stop(report.Error, report.CodeSourceDirty, err.Error())
+		return stop(report.CodeSourceDirty, err.Error())
 	case errors.Is(err, gitsafe.ErrHeadMismatch):
-		return stop(report.Error, report.CodeHeadMismatch, err.Error())
+		return stop(report.CodeHeadMismatch, err.Error())
 	case err != nil:
 		return infraStop(report.CodeRepositoryRefused, err)
 	}
@@ -120,7 +154,7 @@ func (pl *pipeline) prepareTestPatch() error {
 	}
 	var err error
 	if pl.testPatch, err = gitsafe.ParsePatch(pl.pair.TestPatch); err != nil {
-		return stop(report.Error, report.CodeTestPatchInvalid, fmt.Sprintf("%s: %v", pl.pair.TestPatchPath, err))
+		return stop(report.CodeTestPatchInvalid, fmt.Sprintf("%s: %v", pl.pair.TestPatchPath, err))
 	}
 	return nil
 }
@@ -132,7 +166,7 @@ func (pl *pipeline) preparePatch(data []byte) error {
 		return patchError(err)
 	}
 	if v := integrity.Scan(changesOf(pl.patch), pl.policy()); len(v) > 0 {
-		return &verdictError{verdict: report.IntegrityViolation, reasons: v}
+		return stopWith(v)
 	}
 	return nil
 }
@@ -145,13 +179,13 @@ func patchError(err error) error {
 		if errors.Is(err, gitsafe.ErrGitPath) {
 			code = report.CodeGitPath
 		}
-		ve := stop(report.IntegrityViolation, code, err.Error())
+		ve := stop(code, err.Error())
 		if ue != nil {
 			ve.reasons[0].Path = ue.Path
 		}
 		return ve
 	}
-	return stop(report.Unresolved, report.CodePatchFailed, "the patch cannot be parsed: "+err.Error())
+	return stop(report.CodePatchFailed, "the patch cannot be parsed: "+err.Error())
 }
 
 func changesOf(p *gitsafe.Patch) []integrity.Change {

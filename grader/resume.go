@@ -88,79 +88,17 @@ func checkFiles(r report.PairResult) error {
 	return nil
 }
 
-// derivedVerdict is the verdict a record's reasons and checks support: an integrity reason
-// makes a violation; any other deciding reason, or a failed check, makes the pair unresolved;
-// a pair is resolved only with no deciding reason and every check it needs run and passed,
-// with every required test in it passed. Notes decide nothing. A code resume does not know
-// makes the record one it cannot stand behind (Error, never kept).
+// derivedVerdict is the verdict a record's reasons and checks support: the verdict the
+// registry gives its reasons (reasonsVerdict: an error over an integrity violation over
+// unresolved; notes decide nothing), and when they decide nothing, resolved only with every
+// check it needs run and passed, with every required test in it passed. A code the registry
+// does not know makes the record one resume cannot stand behind (Error, never kept).
 func derivedVerdict(p *Pair, r report.PairResult) report.Verdict {
-	decided := report.Resolved
-	for _, reason := range r.Reasons {
-		if notes[reason.Code] {
-			continue
-		}
-		v, ok := decides[reason.Code]
-		switch {
-		case !ok || v == report.Error:
-			return report.Error
-		case v == report.IntegrityViolation:
-			decided = v
-		case decided == report.Resolved:
-			decided = v
-		}
-	}
+	decided := reasonsVerdict(r.Reasons)
 	if decided == report.Resolved && !allPassed(p, r.Checks) {
 		return report.Unresolved
 	}
 	return decided
-}
-
-// decides is the verdict a reason of each code leads to when it ends a pair or fails a check;
-// notes are the registry's codes that decide nothing. Every code of the registry is in exactly
-// one of the two (TestResumeKnowsEveryCode): a new deciding code must be placed here.
-var (
-	decides = map[report.Code]report.Verdict{
-		report.CodeEmptyPatch: report.Unresolved, report.CodePatchFailed: report.Unresolved,
-		report.CodePatchTooLarge: report.IntegrityViolation,
-
-		report.CodeUnsafePath: report.IntegrityViolation, report.CodeProtected: report.IntegrityViolation,
-		report.CodeEvaluator: report.IntegrityViolation, report.CodeGitPath: report.IntegrityViolation,
-		report.CodeShadowing: report.IntegrityViolation, report.CodeConfigUnverifiable: report.IntegrityViolation,
-		report.CodeUnsafeEntry: report.IntegrityViolation, report.CodeRestoreConflict: report.IntegrityViolation,
-		report.CodeReportForged: report.IntegrityViolation, report.CodeTampering: report.IntegrityViolation,
-		report.CodeBootstrap: report.Error, report.CodeSetupFailed: report.Unresolved,
-
-		report.CodeTestMissing: report.Unresolved, report.CodeTestDuplicate: report.Unresolved,
-		report.CodeTestSkipped: report.Unresolved, report.CodeTestXFail: report.Unresolved,
-		report.CodeTestFailed: report.Unresolved, report.CodeTestError: report.Unresolved,
-		report.CodeReportMissing: report.Unresolved, report.CodeReportUnparsable: report.Unresolved,
-		report.CodeTotalsMismatch: report.Unresolved, report.CodeExitCodeMismatch: report.Unresolved,
-		report.CodeTimeout: report.Unresolved, report.CodeOOM: report.Unresolved,
-		// These explain a failed check; they appear on the pair only with one.
-		report.CodePidsLimit: report.Unresolved, report.CodeDiskFull: report.Unresolved,
-		report.CodeReportTooLarge: report.Unresolved,
-
-		report.CodeRepositoryRefused: report.Error, report.CodeBaseMissing: report.Error,
-		report.CodeSourceDirty: report.Error, report.CodeHeadMismatch: report.Error,
-		report.CodeUnsafeTree: report.Error, report.CodeTestPatchInvalid: report.Error,
-		report.CodeTestPatchFailed: report.Error, report.CodeVerifierFailed: report.Error,
-		report.CodeVerifierKilled: report.Error, report.CodeWorkspaceFailed: report.Error,
-		report.CodeHostDiskFull: report.Error, report.CodeInternalPanic: report.Error,
-		report.CodeInterrupted:      report.Error,
-		report.CodeTestIDUnresolved: report.Error, report.CodeEnvironmentBroken: report.Error,
-	}
-	notes = noteCodes()
-)
-
-// noteCodes are the registry's notes: codes that decide nothing.
-func noteCodes() map[report.Code]bool {
-	m := map[report.Code]bool{}
-	for _, ci := range report.Codes() {
-		if ci.Note {
-			m[ci.Code] = true
-		}
-	}
-	return m
 }
 
 func allPassed(p *Pair, checks []report.Check) bool {

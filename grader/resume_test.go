@@ -84,16 +84,70 @@ func cloneResult(r report.PairResult) report.PairResult {
 	return r
 }
 
-// TestResumeKnowsEveryCode: resume places every code of the registry, as deciding a verdict or
-// as a note, once; a code it does not know would make every record carrying it be graded again.
-func TestResumeKnowsEveryCode(t *testing.T) {
+// TestResumeReadsEveryCodeFromTheRegistry: a resolved record given one reason of a code
+// derives the verdict the registry gives that code, and a note leaves it resolved; stop ends a
+// pair with the same verdict, and refuses (panics) to end one on a note, which would resolve a
+// pair that never ran.
+func TestResumeReadsEveryCodeFromTheRegistry(t *testing.T) {
+	p := &Pair{ID: "p", FailToPass: []string{"t.py::a"}}
+	passed := report.PairResult{ID: "p", Verdict: report.Resolved, Checks: []report.Check{
+		{Name: "target", Passed: true, Tests: map[string]report.TestStatus{"t.py::a": report.TestPassed}},
+	}}
+	if got := derivedVerdict(p, passed); got != report.Resolved {
+		t.Fatalf("a record with no reasons and its check passed derives %s, want resolved", got)
+	}
 	for _, ci := range report.Codes() {
-		_, decided := decides[ci.Code]
-		if decided == notes[ci.Code] {
-			t.Errorf("code %s: in decides %v, in notes %v; want exactly one", ci.Code, decided, notes[ci.Code])
+		r := passed
+		r.Reasons = []report.Reason{{Code: ci.Code, Detail: "d"}}
+		want := ci.Verdict
+		if ci.IsNote() {
+			want = report.Resolved
+		}
+		if got := derivedVerdict(p, r); got != want {
+			t.Errorf("a resolved record with a %s reason derives %s; the registry says %s", ci.Code, got, ci.Verdict)
+		}
+		if got := stopVerdict(t, ci.Code); got != ci.Verdict {
+			t.Errorf("stop(%s) ends the pair as %s; the registry says %s", ci.Code, got, ci.Verdict)
 		}
 	}
-	if len(decides)+len(notes) != len(report.Codes()) {
-		t.Errorf("resume places %d codes; the registry has %d", len(decides)+len(notes), len(report.Codes()))
+}
+
+// stopVerdict is the verdict stop ends a pair with, or Note when it panics.
+func stopVerdict(t *testing.T, code report.Code) (v report.Verdict) {
+	t.Helper()
+	defer func() {
+		if recover() != nil {
+			v = report.Note
+		}
+	}()
+	return stop(code, "d").verdict
+}
+
+// TestReasonsVerdict: several reasons end a pair with the gravest verdict among them, and a
+// code the registry does not know leaves no verdict.
+func TestReasonsVerdict(t *testing.T) {
+	r := func(codes ...report.Code) []report.Reason {
+		var rs []report.Reason
+		for _, c := range codes {
+			rs = append(rs, report.Reason{Code: c})
+		}
+		return rs
+	}
+	for _, tc := range []struct {
+		name    string
+		reasons []report.Reason
+		want    report.Verdict
+	}{
+		{"none", nil, report.Resolved},
+		{"notes only", r(report.CodeTripwire, report.CodeFlaky), report.Resolved},
+		{"unresolved beside a note", r(report.CodeTripwire, report.CodeTestFailed), report.Unresolved},
+		{"a violation over unresolved", r(report.CodeTestFailed, report.CodeReportForged), report.IntegrityViolation},
+		{"unresolved after a violation", r(report.CodeTampering, report.CodeTimeout), report.IntegrityViolation},
+		{"an error over a violation", r(report.CodeProtected, report.CodeVerifierFailed), report.Error},
+		{"an unknown code", r(report.CodeTestFailed, "made_up"), report.Error},
+	} {
+		if got := reasonsVerdict(tc.reasons); got != tc.want {
+			t.Errorf("%s: reasonsVerdict = %s, want %s", tc.name, got, tc.want)
+		}
 	}
 }

@@ -78,7 +78,7 @@ type run struct {
 func runOf(chk report.Check) run {
 	only := true
 	for _, r := range chk.Reasons {
-		if info, ok := report.Lookup(r.Code); ok && info.Note {
+		if info, ok := report.Lookup(r.Code); ok && info.IsNote() {
 			continue
 		}
 		only = only && (r.Code == report.CodeTestFailed || r.Code == report.CodeTestError)
@@ -272,7 +272,7 @@ func (pl *pipeline) healthyBaseline(ctx context.Context) (*baseline, error) {
 		return nil, err
 	}
 	if b.broken() {
-		return nil, stop(report.Error, report.CodeEnvironmentBroken, b.cause(pl))
+		return nil, stop(report.CodeEnvironmentBroken, b.cause(pl))
 	}
 	return b, nil
 }

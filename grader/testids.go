@@ -156,7 +156,7 @@ func (pl *pipeline) resolveTestIDs(ctx context.Context, r *report.PairResult) er
 		r.ResolvedTestIDs = resolved // what did resolve, even when another ID did not
 	}
 	if err != nil {
-		return stop(report.Error, report.CodeTestIDUnresolved, err.Error())
+		return stop(report.CodeTestIDUnresolved, err.Error())
 	}
 	p := *pl.pair
 	p.FailToPass, p.PassToPass = applyResolved(p.FailToPass, resolved), applyResolved(p.PassToPass, resolved)

@@ -5,8 +5,8 @@ import (
 	"slices"
 )
 
-// Code is a reason code. Codes are public contract: tools match on them, the README lists
-// them, and every package that emits one takes it from the registry below.
+// Code is a reason code. Codes are public contract: tools match on them, docs/reason-codes.md
+// lists them, and every package that emits one takes it from the registry below.
 type Code string
 
 // Locus says what a reason's Path and Line point at.
@@ -21,16 +21,28 @@ const (
 // CodeInfo is one entry of the registry.
 type CodeInfo struct {
 	Code    Code
-	Origin  string // the stage that decides it, as the README's table says
+	Origin  string // the stage that decides it, as the table in docs/reason-codes.md says
 	Meaning string
 	Locus   Locus
-	// Note: the code explains or records; it never decides a verdict on its own.
-	Note bool
+	// Verdict is what a reason of this code leads to when it ends a pair or fails a check:
+	// Unresolved, IntegrityViolation or Error, never Resolved; or Note, for a code that explains
+	// or records and never decides a verdict on its own. The grader's stop takes the verdict from
+	// here, and so does resume when it checks that a record's verdict follows from its reasons.
+	Verdict Verdict
 }
+
+// Note is the CodeInfo.Verdict of a code that decides nothing. It is not a verdict of a pair
+// (Valid says false), only a mark in the registry and in the reason-code table.
+const Note Verdict = "note"
+
+// IsNote reports whether the code decides nothing.
+func (ci CodeInfo) IsNote() bool { return ci.Verdict == Note }
 
 // The registry. Origins: pipeline (the pair's own steps), gitsafe (the repository), pre-scan
 // (the integrity scan of the patch), restore (evaluator paths), sentinels (forgery checks),
-// reconcile (the report), sandbox (the verifier's limits), grader (infrastructure).
+// reconcile (the report), sandbox (the verifier's limits), grader (infrastructure). Each entry
+// ends with the verdict its code leads to (or Note); TestReasonCodesMatchTheDocs holds the
+// table in docs/reason-codes.md to this list, verdict column included.
 const (
 	CodeEmptyPatch    Code = "empty_patch"
 	CodePatchFailed   Code = "patch_failed"
@@ -94,66 +106,91 @@ const (
 )
 
 var registry = []CodeInfo{
-	{CodeEmptyPatch, "pipeline", "the candidate patch is empty; nothing ran", NoLocus, false},
-	{CodePatchFailed, "pipeline", "the patch does not parse or does not apply; nothing partly applied is tested", NoLocus, false},
-	{CodePatchTooLarge, "pipeline", "the candidate patch is over the size cap; never parsed", NoLocus, false},
+	{CodeEmptyPatch, "pipeline", "the candidate patch is empty; nothing ran", NoLocus, Unresolved},
+	{CodePatchFailed, "pipeline", "the patch does not parse or does not apply; nothing partly applied is tested",
+		NoLocus, Unresolved},
+	{CodePatchTooLarge, "pipeline", "the candidate patch is over the size cap; never parsed",
+		NoLocus, IntegrityViolation},
 
-	{CodeUnsafePath, "gitsafe, pre-scan", "absolute path, `..`, symlink or submodule mode", PatchLine, false},
-	{CodeProtected, "pre-scan", "a path under `protected_paths`", PatchLine, false},
-	{CodeEvaluator, "pre-scan", "a path the evaluator writes (test patch outside restored paths, hidden assets)", PatchLine, false},
-	{CodeGitPath, "gitsafe, pre-scan", "a `.git` component, or a look-alike", PatchLine, false},
-	{CodeShadowing, "pre-scan", "a module that would shadow the test tooling", PatchLine, false},
+	{CodeUnsafePath, "gitsafe, pre-scan", "absolute path, `..`, symlink or submodule mode",
+		PatchLine, IntegrityViolation},
+	{CodeProtected, "pre-scan", "a path under `protected_paths`", PatchLine, IntegrityViolation},
+	{CodeEvaluator, "pre-scan", "a path the evaluator writes (test patch outside restored paths, hidden assets)",
+		PatchLine, IntegrityViolation},
+	{CodeGitPath, "gitsafe, pre-scan", "a `.git` component, or a look-alike", PatchLine, IntegrityViolation},
+	{CodeShadowing, "pre-scan", "a module that would shadow the test tooling", PatchLine, IntegrityViolation},
 
-	{CodeConfigUnverifiable, "restore", "a mixed-purpose config whose test-runner section could not be reset verifiably", NoLocus, false},
-	{CodeUnsafeEntry, "restore", "the workspace held something the restore refuses to touch", NoLocus, false},
-	{CodeRestoreConflict, "restore", "the workspace held something the restore refuses to touch", NoLocus, false},
+	{CodeConfigUnverifiable, "restore",
+		"a mixed-purpose config whose test-runner section could not be reset verifiably",
+		NoLocus, IntegrityViolation},
+	{CodeUnsafeEntry, "restore", "the workspace held something the restore refuses to touch",
+		NoLocus, IntegrityViolation},
+	{CodeRestoreConflict, "restore", "the workspace held something the restore refuses to touch",
+		NoLocus, IntegrityViolation},
 
-	{CodeReportForged, "sentinels, bootstrap", "a sentinel contradicts the report, or the report or exit status is not the test process's own", NoLocus, false},
-	{CodeTampering, "bootstrap", "the code under test tampered with the test machinery (a tripwire that fails the check)", NoLocus, false},
-	{CodeTripwire, "bootstrap", "the code under test did something unusual that decides nothing; noted", NoLocus, true},
-	{CodeBootstrap, "bootstrap", "Tender's pytest bootstrap could not run the tests; no verdict", NoLocus, false},
-	{CodeFlaky, "reruns", "a required test's outcome differed across reruns (`--reruns`); it counts as failed unless the suite says `flaky: excluded` and it is a pass_to_pass test that also fails on the base commit (noted)", NoLocus, true},
-	{CodeEvaluatorReset, "restore", "the candidate changed an evaluator file; it was reset before the tests ran (noted)", NoLocus, true},
+	{CodeReportForged, "sentinels, bootstrap",
+		"a sentinel contradicts the report, or the report or exit status is not the test process's own",
+		NoLocus, IntegrityViolation},
+	{CodeTampering, "bootstrap",
+		"the code under test tampered with the test machinery (a tripwire that fails the check)",
+		NoLocus, IntegrityViolation},
+	{CodeTripwire, "bootstrap", "the code under test did something unusual that decides nothing; noted", NoLocus, Note},
+	{CodeBootstrap, "bootstrap", "Tender's pytest bootstrap could not run the tests; no verdict", NoLocus, Error},
+	{CodeFlaky, "reruns",
+		"a required test's outcome differed across reruns (`--reruns`); it counts as failed unless the suite says " +
+			"`flaky: excluded` and it is a pass_to_pass test that also fails on the base commit (noted)",
+		NoLocus, Note},
+	{CodeEvaluatorReset, "restore",
+		"the candidate changed an evaluator file; it was reset before the tests ran (noted)",
+		NoLocus, Note},
 
-	{CodeTestMissing, "reconcile", "a required test is not in the report", NoLocus, false},
-	{CodeTestDuplicate, "reconcile", "a required test is reported more than once", NoLocus, false},
-	{CodeTestSkipped, "reconcile", "a required test was skipped", TestLine, false},
-	{CodeTestXFail, "reconcile", "a required test was an expected failure", TestLine, false},
-	{CodeTestFailed, "reconcile", "a required test failed", TestLine, false},
-	{CodeTestError, "reconcile", "a required test errored", TestLine, false},
-	{CodeReportMissing, "reconcile", "the runner wrote no report", NoLocus, false},
-	{CodeReportUnparsable, "reconcile", "the report cannot be parsed", NoLocus, false},
-	{CodeTotalsMismatch, "reconcile", "the report's declared totals disagree with its cases", NoLocus, false},
-	{CodeExitCodeMismatch, "reconcile", "the runner's exit code disagrees with the cases", NoLocus, false},
+	{CodeTestMissing, "reconcile", "a required test is not in the report", NoLocus, Unresolved},
+	{CodeTestDuplicate, "reconcile", "a required test is reported more than once", NoLocus, Unresolved},
+	{CodeTestSkipped, "reconcile", "a required test was skipped", TestLine, Unresolved},
+	{CodeTestXFail, "reconcile", "a required test was an expected failure", TestLine, Unresolved},
+	{CodeTestFailed, "reconcile", "a required test failed", TestLine, Unresolved},
+	{CodeTestError, "reconcile", "a required test errored", TestLine, Unresolved},
+	{CodeReportMissing, "reconcile", "the runner wrote no report", NoLocus, Unresolved},
+	{CodeReportUnparsable, "reconcile", "the report cannot be parsed", NoLocus, Unresolved},
+	{CodeTotalsMismatch, "reconcile", "the report's declared totals disagree with its cases", NoLocus, Unresolved},
+	{CodeExitCodeMismatch, "reconcile", "the runner's exit code disagrees with the cases", NoLocus, Unresolved},
 
-	{CodeSetupFailed, "sandbox", "a setup command of the suite failed; the tests did not run", NoLocus, false},
-	{CodeTimeout, "sandbox", "killed at the deadline", NoLocus, false},
-	{CodeOOM, "sandbox", "out of memory", NoLocus, false},
-	{CodePidsLimit, "sandbox", "the process limit was reached", NoLocus, false},
-	{CodeDiskFull, "sandbox", "a tmpfs filled up", NoLocus, false},
-	{CodeReportTooLarge, "sandbox", "the report was over the size cap and was not read", NoLocus, false},
+	{CodeSetupFailed, "sandbox", "a setup command of the suite failed; the tests did not run", NoLocus, Unresolved},
+	{CodeTimeout, "sandbox", "killed at the deadline", NoLocus, Unresolved},
+	{CodeOOM, "sandbox", "out of memory", NoLocus, Unresolved},
+	{CodePidsLimit, "sandbox", "the process limit was reached", NoLocus, Unresolved},
+	{CodeDiskFull, "sandbox", "a tmpfs filled up", NoLocus, Unresolved},
+	{CodeReportTooLarge, "sandbox", "the report was over the size cap and was not read", NoLocus, Unresolved},
 
-	{CodeRepositoryRefused, "gitsafe", "the repository cannot be trusted", NoLocus, false},
-	{CodeBaseMissing, "gitsafe", "the base commit is not in the repository", NoLocus, false},
-	{CodeSourceDirty, "gitsafe", "the operator's clone has uncommitted changes", NoLocus, false},
-	{CodeHeadMismatch, "gitsafe", "the clone's HEAD is not the pinned base commit", NoLocus, false},
-	{CodeUnsafeTree, "gitsafe", "the base tree holds a symlink, a submodule or a .git entry", NoLocus, false},
+	{CodeRepositoryRefused, "gitsafe", "the repository cannot be trusted", NoLocus, Error},
+	{CodeBaseMissing, "gitsafe", "the base commit is not in the repository", NoLocus, Error},
+	{CodeSourceDirty, "gitsafe", "the operator's clone has uncommitted changes", NoLocus, Error},
+	{CodeHeadMismatch, "gitsafe", "the clone's HEAD is not the pinned base commit", NoLocus, Error},
+	{CodeUnsafeTree, "gitsafe", "the base tree holds a symlink, a submodule or a .git entry", NoLocus, Error},
 
-	{CodeTestPatchInvalid, "grader", "the evaluator's test patch does not parse", NoLocus, false},
-	{CodeTestPatchFailed, "grader", "the evaluator's test patch does not apply", NoLocus, false},
-	{CodeTestIDUnresolved, "baseline", "a required test ID looks truncated and names no collected test, or several; no verdict", NoLocus, false},
-	{CodeTestIDResolved, "baseline", "a truncated required test ID was resolved to the one collected test it names (noted)", NoLocus, true},
-	{CodeEnvironmentBroken, "baseline", "collection fails the same way on the base commit with the test patch alone: the environment, not the patch; no verdict", NoLocus, false},
-	{CodeVerifierFailed, "grader", "a verifier could not be run", NoLocus, false},
-	{CodeVerifierKilled, "grader", "a verifier was killed from outside (not at its deadline, not for memory)", NoLocus, false},
-	{CodeWorkspaceFailed, "grader", "a workspace could not be prepared", NoLocus, false},
-	{CodeHostDiskFull, "grader", "the host's disk (most often the temporary directory) filled up", NoLocus, false},
-	{CodeInternalPanic, "grader", "Tender itself failed on this pair", NoLocus, false},
-	{CodeInterrupted, "grader", "the run was interrupted", NoLocus, false},
-	{CodeMoreReasons, "grader", "more reasons than a check or pair keeps; their count", NoLocus, true},
+	{CodeTestPatchInvalid, "grader", "the evaluator's test patch does not parse", NoLocus, Error},
+	{CodeTestPatchFailed, "grader", "the evaluator's test patch does not apply", NoLocus, Error},
+	{CodeTestIDUnresolved, "baseline",
+		"a required test ID looks truncated and names no collected test, or several; no verdict",
+		NoLocus, Error},
+	{CodeTestIDResolved, "baseline",
+		"a truncated required test ID was resolved to the one collected test it names (noted)",
+		NoLocus, Note},
+	{CodeEnvironmentBroken, "baseline",
+		"collection fails the same way on the base commit with the test patch alone: the environment, not the patch; " +
+			"no verdict",
+		NoLocus, Error},
+	{CodeVerifierFailed, "grader", "a verifier could not be run", NoLocus, Error},
+	{CodeVerifierKilled, "grader", "a verifier was killed from outside (not at its deadline, not for memory)",
+		NoLocus, Error},
+	{CodeWorkspaceFailed, "grader", "a workspace could not be prepared", NoLocus, Error},
+	{CodeHostDiskFull, "grader", "the host's disk (most often the temporary directory) filled up", NoLocus, Error},
+	{CodeInternalPanic, "grader", "Tender itself failed on this pair", NoLocus, Error},
+	{CodeInterrupted, "grader", "the run was interrupted", NoLocus, Error},
+	{CodeMoreReasons, "grader", "more reasons than a check or pair keeps; their count", NoLocus, Note},
 }
 
-// Codes returns the registry, in the README's order.
+// Codes returns the registry, in the order of the table in docs/reason-codes.md.
 func Codes() []CodeInfo { return slices.Clone(registry) }
 
 // Lookup returns the registry entry of c.

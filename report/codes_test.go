@@ -11,48 +11,87 @@ import (
 
 var codeCell = regexp.MustCompile("`([a-z_]+)`")
 
-// readmeCodes reads the README's table of reason codes: code -> its "from" cell.
-func readmeCodes(t *testing.T) map[Code]string {
+// documented is what the reason-code table says of one code.
+type documented struct {
+	Origin  string  // the "from" cell
+	Verdict Verdict // the "verdict" cell, without its backticks: a verdict, or note
+}
+
+// codesPage is the page that documents every reason code; README.md links to it.
+const codesPage = "../docs/reason-codes.md"
+
+// documentedCodes reads the table of reason codes in docs/reason-codes.md: code -> its "from"
+// and "verdict" cells. A missing page or table fails the test.
+func documentedCodes(t *testing.T) map[Code]documented {
 	t.Helper()
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile(codesPage)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the reason codes are documented in %s: %v", codesPage, err)
 	}
-	_, rest, ok := strings.Cut(string(b), "| code | from | meaning |")
+	const header = "| code | from | verdict | meaning |"
+	_, rest, ok := strings.Cut(string(b), header)
 	if !ok {
-		t.Fatal("README.md has no table headed | code | from | meaning |")
+		t.Fatalf("%s has no table headed %s", codesPage, header)
 	}
-	got := map[Code]string{}
+	got := map[Code]documented{}
 	for _, line := range strings.Split(rest, "\n")[2:] {
 		if !strings.HasPrefix(line, "|") {
 			break
 		}
 		cells := strings.Split(line, "|")
-		if len(cells) < 4 {
-			t.Fatalf("README reason-code row %q has too few cells", line)
+		if len(cells) < 5 {
+			t.Fatalf("%s: reason-code row %q has too few cells", codesPage, line)
 		}
+		doc := documented{strings.TrimSpace(cells[2]), Verdict(strings.Trim(cells[3], " `"))}
 		for _, m := range codeCell.FindAllStringSubmatch(cells[1], -1) {
 			if _, dup := got[Code(m[1])]; dup {
-				t.Errorf("README lists %s twice", m[1])
+				t.Errorf("%s lists %s twice", codesPage, m[1])
 			}
-			got[Code(m[1])] = strings.TrimSpace(cells[2])
+			got[Code(m[1])] = doc
 		}
+	}
+	if len(got) == 0 {
+		t.Fatalf("%s: the reason-code table has no rows", codesPage)
 	}
 	return got
 }
 
-// TestReasonCodesMatchTheREADME: every code in the registry is documented in the README's
-// table with the same origin, and the table documents no code the registry lacks.
-func TestReasonCodesMatchTheREADME(t *testing.T) {
-	want := map[Code]string{}
+// TestReasonCodesMatchTheDocs: every code in the registry is documented in the table of
+// docs/reason-codes.md with the same origin and the same verdict, and the table documents no
+// code the registry lacks.
+func TestReasonCodesMatchTheDocs(t *testing.T) {
+	want := map[Code]documented{}
 	for _, ci := range Codes() {
 		if _, dup := want[ci.Code]; dup {
 			t.Errorf("the registry lists %s twice", ci.Code)
 		}
-		want[ci.Code] = ci.Origin
+		want[ci.Code] = documented{ci.Origin, ci.Verdict}
 	}
-	if diff := cmp.Diff(want, readmeCodes(t)); diff != "" {
-		t.Errorf("README's reason-code table disagrees with the registry (-registry +README):\n%s", diff)
+	if diff := cmp.Diff(want, documentedCodes(t)); diff != "" {
+		t.Errorf("the reason-code table of %s disagrees with the registry (-registry +docs):\n%s", codesPage, diff)
+	}
+}
+
+// TestEveryCodeLeadsToAVerdictOrIsANote: no code resolves a pair, and none is left without a
+// verdict: a reason that ended a pair as resolved, or one resume could not place, would be a
+// hole in the one table that says what each code decides.
+func TestEveryCodeLeadsToAVerdictOrIsANote(t *testing.T) {
+	count := map[Verdict]int{}
+	for _, ci := range Codes() {
+		switch ci.Verdict {
+		case Unresolved, IntegrityViolation, Error, Note:
+			count[ci.Verdict]++
+		default:
+			t.Errorf("code %s leads to %q; want unresolved, integrity_violation, error or note", ci.Code, ci.Verdict)
+		}
+	}
+	if Note.Valid() {
+		t.Error("Note is a valid verdict of a pair; it must only mark a code that decides nothing")
+	}
+	for _, v := range []Verdict{Unresolved, IntegrityViolation, Error, Note} {
+		if count[v] == 0 {
+			t.Errorf("no code leads to %s", v)
+		}
 	}
 }
 

@@ -5,5 +5,6 @@
 // tender-results.xml and summary.md. Its subpackages parse JUnit (junit), seal and verify the
 // bundle (bundle) and publish it to GitHub (github).
 //
-// report never runs candidate code and never runs git, and it decides no verdict: grader does.
+// report never runs candidate code and never runs git, and it decides no pair's verdict: its
+// registry says which verdict each reason code leads to, and grader applies it.
 package report
