@@ -5,19 +5,6 @@ import (
 	"testing"
 )
 
-func TestParseShard(t *testing.T) {
-	for _, s := range []string{"1/1", "2/3", "3/3", "1000/1000"} {
-		if _, err := ParseShard(s); err != nil {
-			t.Errorf("ParseShard(%q): %v", s, err)
-		}
-	}
-	for _, s := range []string{"", "0/3", "4/3", "1/0", "-1/3", "a/b", "1", "1/2/3", "1/1001"} {
-		if _, err := ParseShard(s); err == nil {
-			t.Errorf("ParseShard(%q) accepted", s)
-		}
-	}
-}
-
 // TestShardsPartitionAndAreStable: every pair is in exactly one shard, and adding pairs never
 // moves an existing one.
 func TestShardsPartitionAndAreStable(t *testing.T) {

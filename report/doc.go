@@ -2,8 +2,9 @@
 // parsed JUnit report against the required test IDs, owns the registry of reason codes and
 // the layout of the evidence bundle (file names, pair directories, a strict reader of
 // results.json), and writes results.json, results.jsonl, the SWE-bench summaries,
-// tender-results.xml and summary.md. Its subpackages parse JUnit (junit), seal and verify the
-// bundle (bundle) and publish it to GitHub (github).
+// tender-results.xml and summary.md. It holds the shard partition (Shard) and the rules that
+// join the bundles of `grade --shard k/n` jobs into one (PlanMerge). Its subpackages parse
+// JUnit (junit), seal and verify the bundle (bundle) and publish it to GitHub (github).
 //
 // report never runs candidate code and never runs git, and it decides no pair's verdict: its
 // registry says which verdict each reason code leads to, and grader applies it.

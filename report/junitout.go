@@ -118,7 +118,7 @@ func reasonLines(p PairResult) string {
 		b.WriteString(reasonText(r))
 		b.WriteByte('\n')
 	}
-	if p.ExpectMet != nil && !*p.ExpectMet {
+	if p.MissedExpect() {
 		fmt.Fprintf(&b, "expected verdict %s, got %s\n", p.Expect, p.Verdict)
 	}
 	return b.String()

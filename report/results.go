@@ -305,13 +305,12 @@ func normalized(r Results) Results {
 	}
 	r.Pairs = slices.Clone(r.Pairs)
 	slices.SortStableFunc(r.Pairs, func(a, b PairResult) int { return strings.Compare(a.ID, b.ID) })
-	r.Counts = map[Verdict]int{Resolved: 0, Unresolved: 0, IntegrityViolation: 0, Error: 0}
 	for i := range r.Pairs {
 		if r.Pairs[i].Schema == "" {
 			r.Pairs[i].Schema = SchemaVersion
 		}
-		r.Counts[r.Pairs[i].Verdict]++
 	}
+	r.Counts = Count(r.Pairs).Verdicts
 	if r.Pairs == nil {
 		r.Pairs = []PairResult{}
 	}

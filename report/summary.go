@@ -158,7 +158,7 @@ func expectCell(p PairResult) string {
 		return ""
 	}
 	mark := "met"
-	if p.ExpectMet != nil && !*p.ExpectMet {
+	if p.MissedExpect() {
 		mark = "**not met**"
 	}
 	return mdText(string(p.Expect), 40) + " (" + mark + ")"

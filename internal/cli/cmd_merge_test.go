@@ -119,8 +119,8 @@ func TestMergeRefuses(t *testing.T) {
 			if code := exitCode(context.Background(), err); code != tc.code {
 				t.Fatalf("exit %d (%v), want %d", code, err, tc.code)
 			}
-			if tc.code == exitUsage && !errors.Is(err, errShards) {
-				t.Errorf("error %v does not wrap errShards", err)
+			if tc.code == exitUsage && !errors.Is(err, report.ErrShards) {
+				t.Errorf("error %v does not wrap report.ErrShards", err)
 			}
 			if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("a refused merge wrote %s", out)

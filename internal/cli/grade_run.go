@@ -146,15 +146,14 @@ func (g *gradeRun) finish(results []report.PairResult, backend sandbox.Backend, 
 	res := report.Results{
 		Schema: report.SchemaVersion, Tool: g.inv.Version, Suite: g.suite.Name, SuiteVersion: g.suite.Version,
 		SuiteDigest: g.suite.Digest, Shard: shard.String(), Backend: backend.Name(),
-		Started: g.start, Finished: time.Now(), Counts: map[report.Verdict]int{}, Pairs: results,
+		Started: g.start, Finished: time.Now(), Pairs: results,
 		Model: g.suite.Import.Model,
 	}
 	if sw := g.suite.Import.SWEBench; sw != nil {
 		res.NoPrediction, res.NotImported = sw.NoPrediction, sw.NotImported
 	}
-	for _, r := range results {
-		res.Counts[r.Verdict]++
-	}
+	tally := report.Count(results)
+	res.Counts = tally.Verdicts
 	if err := report.WriteOutputs(g.out.path, res); err != nil {
 		g.resumeHint(context.Background(), err)
 		return err
@@ -170,10 +169,8 @@ func (g *gradeRun) finish(results []report.PairResult, backend sandbox.Backend, 
 	printTable(g.inv.Stdout, results)
 	fmt.Fprintf(g.inv.Stdout, "\nbundle: %s (%s)\n", g.out.path, m.SignatureStatus())
 	var missed []string
-	for _, r := range results {
-		if r.ExpectMet != nil && !*r.ExpectMet {
-			missed = append(missed, fmt.Sprintf("%s (expected %s, got %s)", r.ID, r.Expect, r.Verdict))
-		}
+	for _, r := range tally.Missed {
+		missed = append(missed, fmt.Sprintf("%s (expected %s, got %s)", r.ID, r.Expect, r.Verdict))
 	}
 	if len(missed) > 0 {
 		return withCode(exitMismatch, fmt.Errorf("expect not met: %s", strings.Join(missed, ", ")))
@@ -210,7 +207,7 @@ func printTable(w io.Writer, results []report.PairResult) {
 		expect := "-"
 		if r.ExpectMet != nil {
 			expect = "ok"
-			if !*r.ExpectMet {
+			if r.MissedExpect() {
 				expect = "MISMATCH (" + string(r.Expect) + ")"
 			}
 		}
