@@ -1,4 +1,4 @@
-// Package pyboot runs pytest inside a verifier through Tender's bootstrap (bootstrap.py), and
+// Package pyboot runs pytest inside a verifier through Tender's bootstrap (the Python of boot/), and
 // reads back what the bootstrap reported: where it put the forgery sentinels, the tripwires
 // the code under test hit, and how the test process ended. It decides whether a pytest
 // report can be believed; it runs nothing itself and never trusts a line of the verifier's
@@ -12,13 +12,39 @@ package pyboot
 
 import (
 	"crypto/rand"
-	_ "embed"
+	"embed"
 	"encoding/hex"
 	"encoding/json"
+	"strings"
 )
 
-//go:embed bootstrap.py
-var bootstrap string
+// bootFiles are the bootstrap's Python files (boot/main.py says what each holds). Only boot/ is
+// embedded: the host tests in pytests/ never reach the verifier.
+//
+//go:embed boot/*.py
+var bootFiles embed.FS
+
+// bootOrder is the order the files are joined in: one flat source, whose definitions come
+// before start.py calls main().
+var bootOrder = []string{"main.py", "control.py", "sentinels.py", "child.py", "tripwires.py", "start.py"}
+
+// bootstrap is the source the verifier runs with python3 -c.
+var bootstrap = joinBoot()
+
+func joinBoot() string {
+	var b strings.Builder
+	for i, name := range bootOrder {
+		data, err := bootFiles.ReadFile("boot/" + name)
+		if err != nil {
+			panic(err) // every name of bootOrder is embedded; TestBootSource checks both ways
+		}
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		b.Write(data)
+	}
+	return b.String()
+}
 
 // Sentinel counts asked of the bootstrap for each check. It makes fewer when the pair's
 // tests offer fewer (a mutant needs a top-level equality assertion against a literal).

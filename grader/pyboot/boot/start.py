@@ -1,0 +1,2 @@
+# The last file of the bootstrap: every definition exists now.
+main()
