@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	gh "github.com/google/go-github/v62/github"
+	gh "github.com/google/go-github/v93/github"
 
 	"github.com/tender-grader/tender/report"
 )
@@ -22,10 +22,10 @@ func Annotations(r report.Results, l *Locator) []*gh.CheckRunAnnotation {
 		}
 		loc := l.Locate(p)
 		out = append(out, &gh.CheckRunAnnotation{
-			Path: gh.String(loc.Path), StartLine: gh.Int(loc.Line), EndLine: gh.Int(loc.Line),
-			AnnotationLevel: gh.String(level),
-			Title:           gh.String(Cap(fmt.Sprintf("%s: %s", p.ID, p.Verdict), MaxTitleBytes, "…")),
-			Message:         gh.String(Cap(message(p), MaxMessageBytes, "\n[truncated]")),
+			Path: new(loc.Path), StartLine: new(loc.Line), EndLine: new(loc.Line),
+			AnnotationLevel: new(level),
+			Title:           new(Cap(fmt.Sprintf("%s: %s", p.ID, p.Verdict), MaxTitleBytes, "…")),
+			Message:         new(Cap(message(p), MaxMessageBytes, "\n[truncated]")),
 		})
 	}
 	return out

@@ -38,8 +38,8 @@ type RunRef struct {
 
 // CheckApproval asks the API for the environment reviews of workflow run run and returns the
 // approval for environment, or an error wrapping ErrNotApproved when there is none, when any
-// review for it was rejected, or when environment is empty. go-github v62 has no method for
-// this endpoint, so it goes through NewRequest.
+// review for it was rejected, or when environment is empty. go-github has no method for this
+// endpoint (v93 neither), so it goes through NewRequest.
 //
 // The review history covers every attempt of the run and does not say which attempt a review
 // was for. So on a re-run a rejection of an earlier attempt cannot be told from one of this

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	gh "github.com/google/go-github/v62/github"
+	gh "github.com/google/go-github/v93/github"
 )
 
 // Client talks to the GitHub API with the token client. Every error it returns has the token
@@ -25,9 +25,11 @@ func NewClient(o ClientOptions) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := gh.NewClient(hc)
-	c.BaseURL = base
-	c.UploadURL = base
+	api := base.String()
+	c, err := gh.NewClient(gh.WithHTTPClient(hc), gh.WithURLs(&api, &api))
+	if err != nil {
+		return nil, fmt.Errorf("GitHub client for api-url %s: %w", api, err)
+	}
 	return &Client{gh: c, token: o.Token, now: o.withDefaults().Now}, nil
 }
 
@@ -88,15 +90,15 @@ func Redact(s, secret string) string {
 	return strings.ReplaceAll(s, secret, "***")
 }
 
-// Do sends one request built by go-github's NewRequest and decodes the answer into v. It is
-// for endpoints go-github v62 has no method for.
+// do sends one request built by go-github's NewRequest and decodes the answer into v. It is
+// for endpoints go-github has no method for.
 func (c *Client) do(ctx context.Context, op, method, path string, body, v any) error {
-	req, err := c.gh.NewRequest(method, path, body)
+	req, err := c.gh.NewRequest(ctx, method, path, body)
 	if err != nil {
 		return c.wrap(op, nil, err)
 	}
-	resp, err := c.gh.Do(ctx, req, v)
+	resp, err := c.gh.Do(req, v)
 	return c.wrap(op, resp, err)
 }
 
-func (c *Client) String() string { return fmt.Sprintf("github.Client{%s}", c.gh.BaseURL) }
+func (c *Client) String() string { return fmt.Sprintf("github.Client{%s}", c.gh.BaseURL()) }

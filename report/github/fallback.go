@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	gh "github.com/google/go-github/v62/github"
+	gh "github.com/google/go-github/v93/github"
 	"github.com/sethvargo/go-githubactions"
 )
 

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	gh "github.com/google/go-github/v62/github"
+	gh "github.com/google/go-github/v93/github"
 
 	"github.com/tender-grader/tender/report"
 )
@@ -93,17 +93,17 @@ func BuildPlan(r report.Results, in PlanInput) *Plan {
 	p.title = Cap(Title(r), MaxTitleBytes, "…")
 	p.summary = CapOutput(p.Summary)
 	p.Create = gh.CreateCheckRunOptions{
-		Name: p.Name, HeadSHA: in.Target.HeadSHA, ExternalID: gh.String(p.ExternalID), Status: gh.String("in_progress"),
+		Name: p.Name, HeadSHA: in.Target.HeadSHA, ExternalID: new(p.ExternalID), Status: new("in_progress"),
 		StartedAt: &gh.Timestamp{Time: startedAt(r, in.Now)},
 		Output:    &gh.CheckRunOutput{Title: &p.title, Summary: &p.summary},
 	}
 	if in.Target.DetailsURL != "" {
-		p.Create.DetailsURL = gh.String(in.Target.DetailsURL)
+		p.Create.DetailsURL = new(in.Target.DetailsURL)
 	}
 	p.Batches = p.BatchesFrom(0)
 	text := CapOutput(limitNote(len(p.Annotations), len(p.All)) + detailText(r))
 	p.Final = gh.UpdateCheckRunOptions{
-		Name: p.Name, Status: gh.String("completed"), Conclusion: gh.String(Conclusion(r)),
+		Name: p.Name, Status: new("completed"), Conclusion: new(Conclusion(r)),
 		CompletedAt: &gh.Timestamp{Time: in.Now.UTC()},
 		Output:      &gh.CheckRunOutput{Title: &p.title, Summary: &p.summary, Text: &text},
 	}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	gh "github.com/google/go-github/v62/github"
+	gh "github.com/google/go-github/v93/github"
 )
 
 // Outcome is what a publication did.
@@ -88,7 +88,7 @@ func (c *Client) ensureRun(ctx context.Context, p *Plan) (*gh.CheckRun, bool, er
 
 // findRun returns the newest run on p's commit with p's name and external_id, or nil.
 func (c *Client) findRun(ctx context.Context, p *Plan) (*gh.CheckRun, error) {
-	opts := &gh.ListCheckRunsOptions{CheckName: gh.String(p.Name), Filter: gh.String("all"),
+	opts := &gh.ListCheckRunsOptions{CheckName: new(p.Name), Filter: new("all"),
 		ListOptions: gh.ListOptions{PerPage: listPageSize}}
 	var best *gh.CheckRun
 	for page := 1; page <= maxListPages; page++ {
@@ -157,7 +157,7 @@ func (c *Client) abandon(ctx context.Context, p *Plan, out *Outcome, cause error
 	summary := CapOutput(fmt.Sprintf("**Tender could not finish publishing these results**: %s.\n\n"+
 		"The annotations below may be incomplete and the conclusion is not the grade. Run `tender publish` "+
 		"again for the same bundle to finish this check run.\n\n---\n\n%s", EscapeMarkdown(cause.Error()), p.Summary))
-	opts := gh.UpdateCheckRunOptions{Name: p.Name, Status: gh.String("completed"), Conclusion: gh.String(conclusion),
+	opts := gh.UpdateCheckRunOptions{Name: p.Name, Status: new("completed"), Conclusion: new(conclusion),
 		CompletedAt: &gh.Timestamp{Time: c.now().UTC()}, Output: &gh.CheckRunOutput{Title: &title, Summary: &summary}}
 	if _, resp, err := c.gh.Checks.UpdateCheckRun(cctx, p.Target.Owner, p.Target.Repo, out.CheckRunID, opts); err != nil {
 		return errors.Join(cause, c.wrap(fmt.Sprintf("completing check run %d as %s after the failure; it is left in progress", out.CheckRunID, conclusion), resp, err))

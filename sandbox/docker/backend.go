@@ -9,7 +9,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/docker/docker/client"
+	"github.com/moby/moby/client"
 
 	"github.com/tender-grader/tender/sandbox"
 )
@@ -42,12 +42,11 @@ type Backend struct {
 // New connects to the engine named by the environment (DOCKER_HOST, or the default
 // socket), negotiates the API version and pings it.
 func New(ctx context.Context) (*Backend, error) {
-	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	cli, err := client.New(client.FromEnv)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrEngine, err)
 	}
-	cli.NegotiateAPIVersion(ctx)
-	if _, err := cli.Ping(ctx); err != nil {
+	if _, err := cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
 		cli.Close()
 		return nil, fmt.Errorf("%w: cannot reach it at %s (is the daemon running, and is DOCKER_HOST right?): %w", ErrEngine, cli.DaemonHost(), err)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docker/docker/api/types/image"
+	"github.com/moby/moby/client"
 
 	"github.com/tender-grader/tender/sandbox"
 )
@@ -82,6 +82,6 @@ func median(d []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-func imageRemoveOptions() image.RemoveOptions {
-	return image.RemoveOptions{Force: true, PruneChildren: true}
+func imageRemoveOptions() client.ImageRemoveOptions {
+	return client.ImageRemoveOptions{Force: true, PruneChildren: true}
 }

@@ -13,10 +13,9 @@ import (
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/events"
-	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/pkg/stdcopy"
+	"github.com/moby/moby/api/pkg/stdcopy"
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
 
 	"github.com/tender-grader/tender/sandbox"
 )
@@ -80,7 +79,7 @@ func (d *Backend) runCommand(ctx context.Context, b *box, spec sandbox.Spec, lim
 // report. The engine may still say "running" for a moment after a kill, so the kill record
 // is asked first.
 func (d *Backend) died(ctx context.Context, b *box, res *sandbox.Result) (bool, error) {
-	in, err := d.cli.ContainerInspect(ctx, b.id)
+	in, err := d.inspect(ctx, b)
 	switch {
 	case cerrdefs.IsNotFound(err):
 		res.Killed = true // removed from outside
@@ -103,6 +102,12 @@ func (d *Backend) died(ctx context.Context, b *box, res *sandbox.Result) (bool, 
 	return true, nil
 }
 
+// inspect returns what the engine knows of b's container.
+func (d *Backend) inspect(ctx context.Context, b *box) (container.InspectResponse, error) {
+	r, err := d.cli.ContainerInspect(ctx, b.id, client.ContainerInspectOptions{})
+	return r.Container, err
+}
+
 // killSent reports whether the engine recorded a kill of the container since it was created.
 // Tender sends one only at a deadline, which is not this path.
 func (d *Backend) killSent(ctx context.Context, b *box, created string) (bool, error) {
@@ -112,15 +117,15 @@ func (d *Backend) killSent(ctx context.Context, b *box, created string) (bool, e
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	msgs, errs := d.cli.Events(ctx, events.ListOptions{
+	ev := d.cli.Events(ctx, client.EventsListOptions{
 		Since: strconv.FormatInt(since.Unix()-1, 10), Until: strconv.FormatInt(time.Now().Unix()+1, 10),
-		Filters: filters.NewArgs(filters.Arg("type", "container"), filters.Arg("container", b.id), filters.Arg("event", "kill")),
+		Filters: make(client.Filters).Add("type", "container").Add("container", b.id).Add("event", "kill"),
 	})
 	for {
 		select {
-		case <-msgs:
+		case <-ev.Messages:
 			return true, nil
-		case err := <-errs:
+		case err := <-ev.Err:
 			if err == nil || errors.Is(err, io.EOF) {
 				return false, nil
 			}
@@ -169,7 +174,7 @@ func (d *Backend) collect(ctx context.Context, b *box, lim sandbox.Limits, res *
 	if err := d.readBack(ctx, b, lim, res); err != nil {
 		return err
 	}
-	in, err := d.cli.ContainerInspect(ctx, b.id)
+	in, err := d.inspect(ctx, b)
 	if err != nil {
 		return fmt.Errorf("%w: inspect %s: %w", ErrEngine, b.name, err)
 	}
@@ -188,7 +193,7 @@ func nearLimit(pids, limit int64) bool { return limit > 0 && pids*10 >= limit*9 
 func (d *Backend) stats(ctx context.Context, b *box) (peak int64, pids int64) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	st, err := d.cli.ContainerStatsOneShot(ctx, b.id)
+	st, err := d.cli.ContainerStats(ctx, b.id, client.ContainerStatsOptions{})
 	if err != nil {
 		return 0, 0
 	}

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/docker/docker/api/types/container"
 	"github.com/google/go-cmp/cmp"
+	"github.com/moby/moby/api/types/container"
 
 	"github.com/tender-grader/tender/sandbox"
 )

@@ -9,9 +9,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/docker/docker/api/types"
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/pkg/stdcopy"
+	"github.com/moby/moby/api/pkg/stdcopy"
+	"github.com/moby/moby/client"
 
 	"github.com/tender-grader/tender/sandbox"
 )
@@ -19,20 +18,20 @@ import (
 // execution is one started exec with its hijacked stream.
 type execution struct {
 	id   string
-	conn types.HijackedResponse
+	conn client.HijackedResponse
 }
 
 // startExec starts argv in the container. When stdin is not nil it is written to the
 // command's standard input, which is then closed (the exec sees EOF).
 func (d *Backend) startExec(ctx context.Context, b *box, argv, env []string, stdin []byte) (*execution, error) {
-	created, err := d.cli.ContainerExecCreate(ctx, b.id, container.ExecOptions{
+	created, err := d.cli.ExecCreate(ctx, b.id, client.ExecCreateOptions{
 		User: sandbox.VerifierUser, Cmd: argv, Env: env, WorkingDir: boxLayout.Workspace,
 		AttachStdin: stdin != nil, AttachStdout: true, AttachStderr: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: exec in %s: %w", ErrEngine, b.name, err)
 	}
-	conn, err := d.cli.ContainerExecAttach(ctx, created.ID, container.ExecAttachOptions{})
+	conn, err := d.cli.ExecAttach(ctx, created.ID, client.ExecAttachOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("%w: attach to exec in %s: %w", ErrEngine, b.name, err)
 	}
@@ -43,12 +42,12 @@ func (d *Backend) startExec(ctx context.Context, b *box, argv, env []string, std
 			_ = conn.CloseWrite()
 		}()
 	}
-	return &execution{id: created.ID, conn: conn}, nil
+	return &execution{id: created.ID, conn: conn.HijackedResponse}, nil
 }
 
 // exitCode asks the engine how the exec ended; running is true when it has not.
 func (d *Backend) exitCode(ctx context.Context, e *execution) (code int, running bool, err error) {
-	in, err := d.cli.ContainerExecInspect(ctx, e.id)
+	in, err := d.cli.ExecInspect(ctx, e.id, client.ExecInspectOptions{})
 	if err != nil {
 		return -1, false, fmt.Errorf("%w: inspect exec: %w", ErrEngine, err)
 	}
@@ -105,12 +104,14 @@ func (d *Backend) waitExit(ctx context.Context, e *execution) (int, bool, error)
 // and the support tree to /tender into its main process. The engine's copy API cannot write
 // to a tmpfs under a read-only root, and no host path is ever mounted.
 func (d *Backend) receive(ctx context.Context, b *box, spec sandbox.Spec) error {
-	conn, err := d.cli.ContainerAttach(ctx, b.id, container.AttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
+	attached, err := d.cli.ContainerAttach(ctx, b.id,
+		client.ContainerAttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
 	if err != nil {
 		return fmt.Errorf("%w: attach to %s: %w", ErrEngine, b.name, err)
 	}
+	conn := attached.HijackedResponse
 	defer conn.Close()
-	if err := d.cli.ContainerStart(ctx, b.id, container.StartOptions{}); err != nil {
+	if _, err := d.cli.ContainerStart(ctx, b.id, client.ContainerStartOptions{}); err != nil {
 		return fmt.Errorf("%w: start container for %s: %w", ErrEngine, spec.Name, err)
 	}
 	marker := &markerWriter{seen: make(chan string, 1)}
@@ -149,7 +150,7 @@ func copyOutcome(b *box, spec sandbox.Spec, marker string, treeErr error, stderr
 }
 
 // feedTree writes the tar stream and half-closes stdin so tar sees the end.
-func feedTree(conn types.HijackedResponse, spec sandbox.Spec) error {
+func feedTree(conn client.HijackedResponse, spec sandbox.Spec) error {
 	entries := []sandbox.TarEntry{
 		{Dir: spec.Workspace, Prefix: "workspace"},
 		{Dir: spec.Support, Prefix: "tender", Extra: []string{"out", "home"}},

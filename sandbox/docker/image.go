@@ -10,7 +10,7 @@ import (
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
-	"github.com/docker/docker/api/types/image"
+	"github.com/moby/moby/client"
 
 	"github.com/tender-grader/tender/sandbox"
 )
@@ -59,7 +59,7 @@ func (d *Backend) inspectFailed(ctx context.Context, ref string) error {
 
 func (d *Backend) pull(ctx context.Context, ref string, progress io.Writer) (string, error) {
 	fmt.Fprintf(progress, "image %s: not on this machine; pulling\n", ref)
-	rc, err := d.cli.ImagePull(ctx, ref, image.PullOptions{})
+	rc, err := d.cli.ImagePull(ctx, ref, client.ImagePullOptions{})
 	if err != nil {
 		return "", fmt.Errorf("%w: %s is not on this machine and cannot be pulled: %w", ErrImageMissing, ref, err)
 	}
@@ -103,8 +103,8 @@ func (d *Backend) BuildImage(ctx context.Context, r sandbox.Recipe, progress io.
 // working directory and environment, and its digest as a label.
 func (d *Backend) importRootfs(ctx context.Context, r sandbox.Recipe, tar io.Reader, progress io.Writer) error {
 	changes := append(r.Changes(), "LABEL "+LabelRecipeDigest+"="+r.Digest(), "LABEL "+LabelRecipeName+"="+r.Name)
-	rc, err := d.cli.ImageImport(ctx, image.ImportSource{Source: tar, SourceName: "-"}, r.Ref(),
-		image.ImportOptions{Changes: changes, Message: "tender " + sandbox.RecipeFormat + " " + r.Digest()})
+	rc, err := d.cli.ImageImport(ctx, client.ImageImportSource{Source: tar, SourceName: "-"}, r.Ref(),
+		client.ImageImportOptions{Changes: changes, Message: "tender " + sandbox.RecipeFormat + " " + r.Digest()})
 	if err == nil {
 		err = relayJSON(rc, progress)
 		rc.Close()

@@ -9,7 +9,8 @@ import (
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
-	"github.com/docker/docker/api/types/build"
+	"github.com/moby/moby/api/types/build"
+	"github.com/moby/moby/client"
 
 	"github.com/tender-grader/tender/sandbox"
 )
@@ -69,7 +70,7 @@ func (d *Backend) EnsureDockerfile(ctx context.Context, b DockerfileBuild, progr
 	fmt.Fprintf(progress, "image %s: building %s through the engine (no network)\n", b.Ref, b.Dockerfile)
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(sandbox.WriteTar(pw, []sandbox.TarEntry{{Dir: b.ContextDir}})) }()
-	resp, err := d.cli.ImageBuild(ctx, pr, build.ImageBuildOptions{
+	resp, err := d.cli.ImageBuild(ctx, pr, client.ImageBuildOptions{
 		Tags: []string{b.Ref}, Dockerfile: b.Dockerfile, NetworkMode: "none", Remove: true, ForceRemove: true,
 		Labels: map[string]string{LabelRecipeDigest: b.Digest, LabelRecipeName: b.Ref}, Version: build.BuilderV1,
 	})

@@ -11,7 +11,8 @@ import (
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
-	"github.com/docker/docker/api/types/container"
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
 
 	"github.com/tender-grader/tender/sandbox"
 )
@@ -64,7 +65,9 @@ func (d *Backend) startBox(ctx context.Context, spec sandbox.Spec, lim sandbox.L
 		return nil, fmt.Errorf("%w: inspect image %s: %w", ErrEngine, spec.Image, err)
 	}
 	b := &box{name: containerName(spec.Name), imageID: img.ID}
-	created, err := d.cli.ContainerCreate(sctx, containerConfig(spec, d.self, d.session), hostConfig(lim), nil, nil, b.name)
+	created, err := d.cli.ContainerCreate(sctx, client.ContainerCreateOptions{
+		Config: containerConfig(spec, d.self, d.session), HostConfig: hostConfig(lim), Name: b.name,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: create container for %s: %w", ErrEngine, spec.Name, err)
 	}
@@ -156,7 +159,7 @@ func containerName(name string) string {
 func (d *Backend) removeBox(ctx context.Context, b *box) {
 	cctx, cancel := d.cleanupContext(ctx)
 	defer cancel()
-	err := d.cli.ContainerRemove(cctx, b.id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	_, err := d.cli.ContainerRemove(cctx, b.id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
 	if err != nil && !cerrdefs.IsNotFound(err) {
 		d.logf("could not remove container %s (%s): %v; `tender gc` will sweep it", b.name, b.id, err)
 	}
@@ -167,7 +170,7 @@ func (d *Backend) removeBox(ctx context.Context, b *box) {
 func (d *Backend) kill(ctx context.Context, b *box) {
 	cctx, cancel := d.cleanupContext(ctx)
 	defer cancel()
-	err := d.cli.ContainerKill(cctx, b.id, "KILL")
+	_, err := d.cli.ContainerKill(cctx, b.id, client.ContainerKillOptions{Signal: "KILL"})
 	if err != nil && !cerrdefs.IsNotFound(err) && !cerrdefs.IsConflict(err) {
 		d.logf("kill container %s: %v", b.name, err)
 	}

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/volume"
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
 
 	"github.com/tender-grader/tender/sandbox"
 )
@@ -77,9 +77,13 @@ func TestSweepLeavesOtherHostsAlone(t *testing.T) {
 	}
 	ctx := context.Background()
 	for i, other := range others {
-		created, err := engine.cli.ContainerCreate(ctx, &container.Config{
-			Image: sandbox.ImagePytest, Entrypoint: []string{"true"}, Labels: other.labels(runID, fmt.Sprint("foreign", i), "other-session"),
-		}, &container.HostConfig{NetworkMode: "none"}, nil, nil, "")
+		created, err := engine.cli.ContainerCreate(ctx, client.ContainerCreateOptions{
+			Config: &container.Config{
+				Image: sandbox.ImagePytest, Entrypoint: []string{"true"},
+				Labels: other.labels(runID, fmt.Sprint("foreign", i), "other-session"),
+			},
+			HostConfig: &container.HostConfig{NetworkMode: "none"},
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,17 +104,21 @@ func TestSweepVolumesOfDeadRunsOnly(t *testing.T) {
 	me := engine.self
 	deadOwner := owner{Host: me.Host, Boot: me.Boot, Pid: 1 << 22, Start: "1"}
 	runID := testRunID(t)
-	deadVol, err := engine.cli.VolumeCreate(ctx, volume.CreateOptions{Name: runID + "-dead", Labels: deadOwner.labels(runID, "v", "dead-session")})
+	created, err := engine.cli.VolumeCreate(ctx,
+		client.VolumeCreateOptions{Name: runID + "-dead", Labels: deadOwner.labels(runID, "v", "dead-session")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	liveVol, err := engine.cli.VolumeCreate(ctx, volume.CreateOptions{Name: runID + "-live", Labels: me.labels(runID, "v", engine.session)})
+	deadVol := created.Volume
+	created, err = engine.cli.VolumeCreate(ctx,
+		client.VolumeCreateOptions{Name: runID + "-live", Labels: me.labels(runID, "v", engine.session)})
 	if err != nil {
 		t.Fatal(err)
 	}
+	liveVol := created.Volume
 	t.Cleanup(func() {
-		_ = engine.cli.VolumeRemove(ctx, deadVol.Name, true)
-		_ = engine.cli.VolumeRemove(ctx, liveVol.Name, true)
+		_, _ = engine.cli.VolumeRemove(ctx, deadVol.Name, client.VolumeRemoveOptions{Force: true})
+		_, _ = engine.cli.VolumeRemove(ctx, liveVol.Name, client.VolumeRemoveOptions{Force: true})
 	})
 	removed, err := engine.Sweep(ctx)
 	if err != nil {
@@ -119,7 +127,7 @@ func TestSweepVolumesOfDeadRunsOnly(t *testing.T) {
 	if !slices.Contains(removed, "volume/"+deadVol.Name) || slices.Contains(removed, "volume/"+liveVol.Name) {
 		t.Errorf("sweep removed %v; want %s and not %s", removed, deadVol.Name, liveVol.Name)
 	}
-	if _, err := engine.cli.VolumeInspect(ctx, liveVol.Name); err != nil {
+	if _, err := engine.cli.VolumeInspect(ctx, liveVol.Name, client.VolumeInspectOptions{}); err != nil {
 		t.Errorf("live run's volume is gone: %v", err)
 	}
 }
@@ -136,9 +144,12 @@ func TestCloseRemovesEveryContainerItStarted(t *testing.T) {
 	}
 	create := func(d *Backend, name string) {
 		t.Helper()
-		_, err := engine.cli.ContainerCreate(ctx, &container.Config{
-			Image: sandbox.ImagePytest, Entrypoint: []string{"true"}, Labels: d.self.labels(runID, name, d.session),
-		}, &container.HostConfig{NetworkMode: "none"}, nil, nil, containerName(name))
+		_, err := engine.cli.ContainerCreate(ctx, client.ContainerCreateOptions{
+			Config: &container.Config{
+				Image: sandbox.ImagePytest, Entrypoint: []string{"true"}, Labels: d.self.labels(runID, name, d.session),
+			},
+			HostConfig: &container.HostConfig{NetworkMode: "none"}, Name: containerName(name),
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,9 +8,8 @@ import (
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/api/types/volume"
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
 )
 
 // Sweep removes the containers of dead runs, and only those. A container's run is alive while
@@ -20,7 +19,7 @@ import (
 // older than that.
 // Every container the sweep removes is logged.
 func (d *Backend) Sweep(ctx context.Context) ([]string, error) {
-	list, err := d.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", LabelRun))})
+	list, err := d.labelled(ctx, LabelRun)
 	if err != nil {
 		return nil, fmt.Errorf("%w: list tender containers: %w", ErrEngine, err)
 	}
@@ -45,17 +44,18 @@ func (d *Backend) Sweep(ctx context.Context) ([]string, error) {
 // sweepVolumes removes labelled volumes of dead runs. Checks use tmpfs mounts and make no
 // volumes; this clears any that a future layout or an interrupted build leaves behind.
 func (d *Backend) sweepVolumes(ctx context.Context) ([]string, error) {
-	list, err := d.cli.VolumeList(ctx, volume.ListOptions{Filters: filters.NewArgs(filters.Arg("label", LabelRun))})
+	list, err := d.cli.VolumeList(ctx, client.VolumeListOptions{Filters: make(client.Filters).Add("label", LabelRun)})
 	if err != nil {
 		return nil, fmt.Errorf("%w: list tender volumes: %w", ErrEngine, err)
 	}
 	var removed []string
 	var errs []error
-	for _, v := range list.Volumes {
+	for _, v := range list.Items {
 		if d.self.judge(ownerFromLabels(v.Labels)) != dead {
 			continue
 		}
-		if err := d.cli.VolumeRemove(ctx, v.Name, true); err != nil && !cerrdefs.IsNotFound(err) {
+		_, err := d.cli.VolumeRemove(ctx, v.Name, client.VolumeRemoveOptions{Force: true})
+		if err != nil && !cerrdefs.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("%w: remove volume %s: %w", ErrEngine, v.Name, err))
 			continue
 		}
@@ -79,7 +79,7 @@ func (d *Backend) leftover(c container.Summary) bool {
 // removeLabelled force-removes every container that carries label ("key=value"), whoever
 // made it.
 func (d *Backend) removeLabelled(ctx context.Context, label string) error {
-	list, err := d.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", label))})
+	list, err := d.labelled(ctx, label)
 	if err != nil {
 		return fmt.Errorf("%w: list containers labelled %s: %w", ErrEngine, label, err)
 	}
@@ -98,7 +98,7 @@ func (d *Backend) Containers(ctx context.Context, runID string) ([]string, error
 	if runID != "" {
 		f += "=" + runID
 	}
-	list, err := d.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", f))})
+	list, err := d.labelled(ctx, f)
 	if err != nil {
 		return nil, fmt.Errorf("%w: list containers: %w", ErrEngine, err)
 	}
@@ -109,8 +109,15 @@ func (d *Backend) Containers(ctx context.Context, runID string) ([]string, error
 	return names, nil
 }
 
+// labelled lists every container, running or not, that carries label ("key" or "key=value").
+func (d *Backend) labelled(ctx context.Context, label string) ([]container.Summary, error) {
+	list, err := d.cli.ContainerList(ctx,
+		client.ContainerListOptions{All: true, Filters: make(client.Filters).Add("label", label)})
+	return list.Items, err
+}
+
 func (d *Backend) forceRemove(ctx context.Context, id string) error {
-	err := d.cli.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	_, err := d.cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
 	if err != nil && !cerrdefs.IsNotFound(err) {
 		return fmt.Errorf("%w: remove container %s: %w", ErrEngine, id, err)
 	}
