@@ -213,7 +213,7 @@ func openRepos(ctx context.Context, s *Suite, pairs []*Pair, workDir string) (*r
 		if _, ok := set.errs[id]; ok {
 			continue
 		}
-		repo, err := gitsafe.Snapshot(ctx, s.source(id), workDir)
+		repo, err := gitsafe.Snapshot(ctx, sourceOf(s, id), workDir)
 		if err != nil {
 			if ctx.Err() != nil {
 				set.close()
@@ -244,20 +244,19 @@ type repoHandle struct {
 	verified *verifiedCommits
 }
 
-// source maps a repository ID to a gitsafe source, resolving suite-relative paths.
-func (s *Suite) source(id string) gitsafe.Source {
+// sourceOf maps a repository ID to a gitsafe source, resolving suite-relative paths.
+func sourceOf(s *Suite, id string) gitsafe.Source {
 	src := s.Repositories[id]
+	inSuite := func(rel string) string { return s.Dir + string(os.PathSeparator) + rel }
 	switch {
 	case src.Clone != "":
 		return gitsafe.Source{Kind: gitsafe.SourceClone, Path: src.Clone}
 	case src.Bundle != "":
-		return gitsafe.Source{Kind: gitsafe.SourceBundle, Path: s.path(src.Bundle)}
+		return gitsafe.Source{Kind: gitsafe.SourceBundle, Path: inSuite(src.Bundle)}
 	default:
-		return gitsafe.Source{Kind: gitsafe.SourceFastExport, Path: s.path(src.FastExport)}
+		return gitsafe.Source{Kind: gitsafe.SourceFastExport, Path: inSuite(src.FastExport)}
 	}
 }
-
-func (s *Suite) path(rel string) string { return s.Dir + string(os.PathSeparator) + rel }
 
 // panicNote keeps the panic's value and stack in the pair's operator log (a value may hold
 // the candidate's text) and returns what the result says.
