@@ -19,6 +19,7 @@ import (
 
 	"github.com/tender-grader/tender/gitsafe"
 	"github.com/tender-grader/tender/grader/integrity"
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/grader/swebench"
 )
 
@@ -53,7 +54,7 @@ type ImportSummary struct {
 // a temporary directory next to Out, loaded back, and renamed into place, so a failed import
 // leaves nothing behind.
 func ImportSWEBench(ctx context.Context, o ImportOptions) (ImportSummary, error) {
-	im := &importer{o: o, envs: map[string]EnvironmentDoc{}, repos: map[string]*gitsafe.Repo{}}
+	im := &importer{o: o, envs: map[string]suite.EnvironmentDoc{}, repos: map[string]*gitsafe.Repo{}}
 	defer im.close()
 	if err := im.read(); err != nil {
 		return im.sum, err
@@ -62,10 +63,10 @@ func ImportSWEBench(ctx context.Context, o ImportOptions) (ImportSummary, error)
 		return im.sum, err
 	}
 	if n := len(im.sum.Failed); n > 0 && !o.KeepGoing {
-		return im.sum, fmt.Errorf("%w: %d instance(s) cannot be imported (listed above); nothing was written. Fix them, or skip them with --keep-going", ErrBadSuite, n)
+		return im.sum, fmt.Errorf("%w: %d instance(s) cannot be imported (listed above); nothing was written. Fix them, or skip them with --keep-going", suite.ErrBadSuite, n)
 	}
 	if len(im.todo) == 0 {
-		return im.sum, fmt.Errorf("%w: no instance to import (%d without a prediction, %d that cannot be imported)", ErrBadSuite, len(im.sum.NoPrediction), len(im.sum.Failed))
+		return im.sum, fmt.Errorf("%w: no instance to import (%d without a prediction, %d that cannot be imported)", suite.ErrBadSuite, len(im.sum.NoPrediction), len(im.sum.Failed))
 	}
 	return im.sum, im.write(ctx)
 }
@@ -76,8 +77,8 @@ type importer struct {
 	preds map[string]swebench.Prediction
 	spec  envSpec
 	todo  []importItem
-	envs  map[string]EnvironmentDoc // written environments by name
-	repos map[string]*gitsafe.Repo  // snapshots of the clones, by repository ID
+	envs  map[string]suite.EnvironmentDoc // written environments by name
+	repos map[string]*gitsafe.Repo        // snapshots of the clones, by repository ID
 	// notImported are instances with a candidate that were skipped: SWE-bench's error_ids.
 	notImported []string
 }
@@ -102,7 +103,7 @@ func (im *importer) fail(id, format string, a ...any) {
 func (im *importer) read() error {
 	insts, bad, err := swebench.ReadInstances(im.o.Instances)
 	if err != nil {
-		return fmt.Errorf("%w: instances: %v", ErrBadSuite, err)
+		return fmt.Errorf("%w: instances: %v", suite.ErrBadSuite, err)
 	}
 	known := map[string]bool{}
 	for _, in := range insts {
@@ -253,7 +254,7 @@ func (im *importer) snapshot(ctx context.Context, id string) (*gitsafe.Repo, err
 	im.progress("reading the clone of %s (%s)", id, im.o.Repos[id])
 	r, err := gitsafe.Snapshot(ctx, gitsafe.Source{Kind: gitsafe.SourceClone, Path: im.o.Repos[id]}, im.o.WorkDir)
 	if errors.Is(err, gitsafe.ErrNotRepository) || errors.Is(err, gitsafe.ErrUnsafeRepo) {
-		return nil, fmt.Errorf("%w: --repo %s=%s: %w", ErrBadSuite, id, im.o.Repos[id], errors.Unwrap(err))
+		return nil, fmt.Errorf("%w: --repo %s=%s: %w", suite.ErrBadSuite, id, im.o.Repos[id], errors.Unwrap(err))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("--repo %s: %w", id, err)
@@ -284,7 +285,7 @@ func (im *importer) write(ctx context.Context) error {
 	if err := writeSuiteDoc(tmp, doc); err != nil {
 		return err
 	}
-	if _, err := Load(tmp, LoadOptions{}); err != nil {
+	if _, err := suite.Load(tmp, suite.LoadOptions{}); err != nil {
 		return fmt.Errorf("the written suite does not load (a bug in tender import): %w", err)
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
@@ -296,8 +297,8 @@ func (im *importer) write(ctx context.Context) error {
 	return nil
 }
 
-func (im *importer) suiteDoc(dir string) (SuiteDoc, error) {
-	doc := SuiteDoc{Name: im.o.Name, Version: "1", Repositories: map[string]RepoDoc{}}
+func (im *importer) suiteDoc(dir string) (suite.SuiteDoc, error) {
+	doc := suite.SuiteDoc{Name: im.o.Name, Version: "1", Repositories: map[string]suite.RepoDoc{}}
 	restored := slices.Clone(integrity.DefaultRestored)
 	defaults := integrity.MustCompile("restored_paths", integrity.DefaultRestored, false)
 	for _, it := range im.todo {
@@ -308,7 +309,7 @@ func (im *importer) suiteDoc(dir string) (SuiteDoc, error) {
 		pd.Environment = it.env
 		doc.Pairs = append(doc.Pairs, pd)
 		id := swebench.RepoID(it.in.Repo)
-		doc.Repositories[id] = RepoDoc{Bundle: path.Join("repos", id+".bundle")}
+		doc.Repositories[id] = suite.RepoDoc{Bundle: path.Join("repos", id+".bundle")}
 		for _, f := range it.restored {
 			if q := quoteGlob(f); !defaults.Match(f) && !slices.Contains(restored, q) {
 				restored = append(restored, q)
@@ -320,9 +321,9 @@ func (im *importer) suiteDoc(dir string) (SuiteDoc, error) {
 	if err := im.writeEnvironments(dir, &doc); err != nil {
 		return doc, err
 	}
-	doc.Import = ImportInfo{Model: im.sum.Model}
+	doc.Import = suite.ImportInfo{Model: im.sum.Model}
 	if len(im.sum.NoPrediction) > 0 || len(im.notImported) > 0 {
-		set := &SWEBenchSet{NoPrediction: slices.Sorted(slices.Values(im.sum.NoPrediction)), NotImported: slices.Sorted(slices.Values(im.notImported))}
+		set := &suite.SWEBenchSet{NoPrediction: slices.Sorted(slices.Values(im.sum.NoPrediction)), NotImported: slices.Sorted(slices.Values(im.notImported))}
 		doc.Import.SWEBench = set
 	}
 	im.sum.Pairs = len(doc.Pairs)
@@ -347,24 +348,24 @@ func readPredictions(r io.Reader, known map[string]bool) (map[string]swebench.Pr
 	}
 	preds, err := swebench.ReadPredictions(r)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: predictions: %v", ErrBadSuite, err)
+		return nil, "", fmt.Errorf("%w: predictions: %v", suite.ErrBadSuite, err)
 	}
 	model := ""
 	for _, id := range slices.Sorted(maps.Keys(preds)) {
 		if !known[id] {
-			return nil, "", fmt.Errorf("%w: predictions: %q is not an instance in the instances file", ErrBadSuite, id)
+			return nil, "", fmt.Errorf("%w: predictions: %q is not an instance in the instances file", suite.ErrBadSuite, id)
 		}
 		switch m := preds[id].ModelNameOrPath; {
 		case model == "":
 			model = m
 		case m != "" && m != model:
-			return nil, "", fmt.Errorf("%w: predictions: %s is by model %q but others are by %q; import one model's predictions at a time", ErrBadSuite, id, m, model)
+			return nil, "", fmt.Errorf("%w: predictions: %s is by model %q but others are by %q; import one model's predictions at a time", suite.ErrBadSuite, id, m, model)
 		}
 	}
 	return preds, model, nil
 }
 
-func writePairFiles(out string, in swebench.Instance, patch string) (PairDoc, error) {
+func writePairFiles(out string, in swebench.Instance, patch string) (suite.PairDoc, error) {
 	rel := path.Join("pairs", in.InstanceID)
 	files := map[string]string{"issue.md": in.ProblemStatement, "patch.diff": patch, "reference.diff": in.Patch}
 	if in.TestPatch != "" {
@@ -373,14 +374,14 @@ func writePairFiles(out string, in swebench.Instance, patch string) (PairDoc, er
 	for name, content := range files {
 		dst := filepath.Join(out, filepath.FromSlash(rel), name)
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return PairDoc{}, err
+			return suite.PairDoc{}, err
 		}
 		if err := os.WriteFile(dst, []byte(content), 0o644); err != nil {
-			return PairDoc{}, err
+			return suite.PairDoc{}, err
 		}
 	}
 	f2p := []string(in.FailToPass)
-	pd := PairDoc{ID: in.InstanceID, Repository: swebench.RepoID(in.Repo), BaseCommit: in.BaseCommit,
+	pd := suite.PairDoc{ID: in.InstanceID, Repository: swebench.RepoID(in.Repo), BaseCommit: in.BaseCommit,
 		Issue: path.Join(rel, "issue.md"), Patch: path.Join(rel, "patch.diff"), ReferencePatch: path.Join(rel, "reference.diff"),
 		FailToPass: &f2p}
 	if in.TestPatch != "" {
@@ -420,7 +421,7 @@ func (im *importer) vendorRepos(ctx context.Context, dir string) error {
 	return nil
 }
 
-func writeSuiteDoc(out string, doc SuiteDoc) error {
+func writeSuiteDoc(out string, doc suite.SuiteDoc) error {
 	manifest, err := encodeSuiteDoc(doc)
 	if err != nil {
 		return err
@@ -449,16 +450,16 @@ func writeSuiteDoc(out string, doc SuiteDoc) error {
 			return err
 		}
 	}
-	return os.WriteFile(filepath.Join(out, SuiteFile), manifest, 0o644)
+	return os.WriteFile(filepath.Join(out, suite.SuiteFile), manifest, 0o644)
 }
 
 // Import writes the pairs into tender.yaml up to half of its cap, and to pairs.jsonl beyond.
 const (
-	importPairsInline = MaxSuiteFile / 2
+	importPairsInline = suite.MaxSuiteFile / 2
 	importPairsFile   = "pairs.jsonl"
 )
 
-func encodeSuiteDoc(doc SuiteDoc) ([]byte, error) {
+func encodeSuiteDoc(doc suite.SuiteDoc) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteString("# Written by tender import swebench. See the README for the suite format.\n")
 	enc := yaml.NewEncoder(&buf)

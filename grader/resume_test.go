@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -19,7 +20,7 @@ func TestResumable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pairs := map[string]*Pair{}
+	pairs := map[string]*suite.Pair{}
 	for _, p := range b.suite.Pairs {
 		pairs[p.ID] = p
 	}

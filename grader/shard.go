@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/tender-grader/tender/grader/suite"
 )
 
 // Shard selects a deterministic part of a suite's pairs: pair p belongs to shard
@@ -40,11 +42,11 @@ func ShardOf(pairID string, n int) int {
 }
 
 // Select returns the pairs of this shard, in suite order.
-func (s Shard) Select(pairs []*Pair) []*Pair {
+func (s Shard) Select(pairs []*suite.Pair) []*suite.Pair {
 	if s.N == 0 {
 		return pairs
 	}
-	var out []*Pair
+	var out []*suite.Pair
 	for _, p := range pairs {
 		if ShardOf(p.ID, s.N) == s.K-1 {
 			out = append(out, p)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -86,7 +87,7 @@ func joinSome(first []string, total int, sep string) string {
 // as environment_broken; an ID that names no test or several, as test_id_unresolved.
 func (pl *pipeline) resolveTestIDs(ctx context.Context, r *report.PairResult) error {
 	suspect := pl.pair.SuspectIDs()
-	if len(suspect) == 0 || pl.verifier().Runner != RunnerPytest {
+	if len(suspect) == 0 || pl.verifier().Runner != suite.RunnerPytest {
 		return nil
 	}
 	b, err := pl.healthyBaseline(ctx)

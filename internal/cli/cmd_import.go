@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/grader/suite"
 )
 
 const importUsage = "import swebench --instances I.jsonl [--predictions P.jsonl] [--env SPEC.yaml] [--keep-going] --repo OWNER__NAME=PATH... --out DIR [--name NAME]"
@@ -67,7 +68,7 @@ func cmdImport(ctx context.Context, inv *invocation, args []string) error {
 		}
 		fmt.Fprintf(inv.Stderr, "%s %s\n", verb, line)
 	}
-	if errors.Is(err, grader.ErrBadSuite) {
+	if errors.Is(err, suite.ErrBadSuite) {
 		return withCode(exitUsage, err)
 	}
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/bundle"
 	"github.com/tender-grader/tender/sandbox"
@@ -22,7 +23,7 @@ import (
 // bundle at the end.
 type gradeRun struct {
 	inv   *invocation
-	suite *grader.Suite
+	suite *suite.Suite
 	out   *outDir
 	start time.Time
 	w     *report.ResultsWriter
@@ -188,7 +189,7 @@ func (g *gradeRun) inputs(backend sandbox.Backend, shard grader.Shard, results [
 	for path, sum := range g.suite.Files {
 		in.Files["suite/"+path] = sum
 	}
-	pairs := map[string]*grader.Pair{}
+	pairs := map[string]*suite.Pair{}
 	for _, p := range g.suite.Pairs {
 		pairs[p.ID] = p
 	}
