@@ -1,6 +1,11 @@
-// Package swebench reads SWE-bench instances and predictions and turns them into a Tender
-// suite. It never runs anything: the records are data, and every field is validated before a
-// file is written.
+// Package swebench owns Tender's SWE-bench interop: it reads SWE-bench instances and
+// predictions, and Import turns them into a self-contained suite (grader/suite's format), each
+// repository vendored as a git bundle and each instance in the environment an --env spec gives
+// its repository and version.
+//
+// It never runs a verifier or any candidate code: the records are data, every field is checked
+// before a file is written, git runs only through gitsafe on private snapshots of the
+// operator's clones, and a failed import leaves nothing behind.
 package swebench
 
 import (

@@ -1,4 +1,4 @@
-package grader
+package swebench
 
 import (
 	"bytes"
@@ -16,7 +16,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tender-grader/tender/grader/suite"
-	"github.com/tender-grader/tender/grader/swebench"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -89,7 +88,7 @@ func checkSpecEnv(e suite.EnvironmentDoc) error {
 // environment picks the spec entry of an instance's repository and version and names the
 // environment the pair runs in: OWNER__NAME-VERSION for a version's own entry, OWNER__NAME-any
 // for the "*" entry. Without --env every pair runs in the suite's verifier.
-func (im *importer) environment(in swebench.Instance) (string, error) {
+func (im *importer) environment(in Instance) (string, error) {
 	if im.spec.repos == nil {
 		return "", nil
 	}
@@ -107,7 +106,7 @@ func (im *importer) environment(in swebench.Instance) (string, error) {
 		}
 		label = "any"
 	}
-	name := swebench.RepoID(in.Repo) + "-" + label
+	name := RepoID(in.Repo) + "-" + label
 	if !report.ValidID(name) {
 		return "", fmt.Errorf("version %q makes the environment name %q, which is not a valid name", v, name)
 	}

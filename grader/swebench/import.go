@@ -1,4 +1,4 @@
-package grader
+package swebench
 
 import (
 	"bufio"
@@ -20,7 +20,6 @@ import (
 	"github.com/tender-grader/tender/gitsafe"
 	"github.com/tender-grader/tender/grader/integrity"
 	"github.com/tender-grader/tender/grader/suite"
-	"github.com/tender-grader/tender/grader/swebench"
 )
 
 // ImportOptions describe `tender import swebench`.
@@ -47,13 +46,13 @@ type ImportSummary struct {
 	Model        string
 }
 
-// ImportSWEBench writes a self-contained suite: each repository vendored as a git bundle of
+// Import writes a self-contained suite: each repository vendored as a git bundle of
 // the base commits, each instance a pair whose candidate is the model patch (or the reference
 // patch without predictions), in the environment the --env spec gives its repository and
 // version. Every instance is checked before anything is written; the suite is written into
 // a temporary directory next to Out, loaded back, and renamed into place, so a failed import
 // leaves nothing behind.
-func ImportSWEBench(ctx context.Context, o ImportOptions) (ImportSummary, error) {
+func Import(ctx context.Context, o ImportOptions) (ImportSummary, error) {
 	im := &importer{o: o, envs: map[string]suite.EnvironmentDoc{}, repos: map[string]*gitsafe.Repo{}}
 	defer im.close()
 	if err := im.read(); err != nil {
@@ -74,7 +73,7 @@ func ImportSWEBench(ctx context.Context, o ImportOptions) (ImportSummary, error)
 type importer struct {
 	o     ImportOptions
 	sum   ImportSummary
-	preds map[string]swebench.Prediction
+	preds map[string]Prediction
 	spec  envSpec
 	todo  []importItem
 	envs  map[string]suite.EnvironmentDoc // written environments by name
@@ -84,7 +83,7 @@ type importer struct {
 }
 
 type importItem struct {
-	in       swebench.Instance
+	in       Instance
 	patch    string
 	env      string   // environment name, "" for the suite's verifier
 	restored []string // files the test patch touches
@@ -101,7 +100,7 @@ func (im *importer) fail(id, format string, a ...any) {
 
 // read reads the three inputs and checks each instance on its own; the clones come later.
 func (im *importer) read() error {
-	insts, bad, err := swebench.ReadInstances(im.o.Instances)
+	insts, bad, err := ReadInstances(im.o.Instances)
 	if err != nil {
 		return fmt.Errorf("%w: instances: %v", suite.ErrBadSuite, err)
 	}
@@ -125,7 +124,7 @@ func (im *importer) read() error {
 				continue
 			}
 		}
-		if known[b.ID] && slices.ContainsFunc(insts, func(in swebench.Instance) bool { return in.InstanceID == b.ID }) {
+		if known[b.ID] && slices.ContainsFunc(insts, func(in Instance) bool { return in.InstanceID == b.ID }) {
 			// A second record of an imported instance: say so, but the instance is a pair.
 			im.sum.Failed = append(im.sum.Failed, b.ID+": instances "+withoutID(b))
 			continue
@@ -138,12 +137,12 @@ func (im *importer) read() error {
 	return nil
 }
 
-func withoutID(b *swebench.RecordError) string {
+func withoutID(b *RecordError) string {
 	return strings.Replace(b.Error(), " ("+b.ID+")", "", 1)
 }
 
 // item checks one instance and queues it.
-func (im *importer) item(in swebench.Instance) {
+func (im *importer) item(in Instance) {
 	it := importItem{in: in, patch: in.Patch}
 	if im.preds != nil {
 		p, ok := im.preds[in.InstanceID]
@@ -156,7 +155,7 @@ func (im *importer) item(in swebench.Instance) {
 			it.patch = *p.ModelPatch
 		}
 	}
-	id := swebench.RepoID(in.Repo)
+	id := RepoID(in.Repo)
 	if _, ok := im.o.Repos[id]; !ok {
 		im.fail(in.InstanceID, "needs repository %s; map it to a local clone with --repo %s=PATH", in.Repo, id)
 		return
@@ -214,7 +213,7 @@ func patchFiles(text string) []string {
 func (im *importer) checkCommits(ctx context.Context) error {
 	byRepo := map[string][]importItem{}
 	for _, it := range im.todo {
-		id := swebench.RepoID(it.in.Repo)
+		id := RepoID(it.in.Repo)
 		byRepo[id] = append(byRepo[id], it)
 	}
 	im.todo = nil
@@ -308,7 +307,7 @@ func (im *importer) suiteDoc(dir string) (suite.SuiteDoc, error) {
 		}
 		pd.Environment = it.env
 		doc.Pairs = append(doc.Pairs, pd)
-		id := swebench.RepoID(it.in.Repo)
+		id := RepoID(it.in.Repo)
 		doc.Repositories[id] = suite.RepoDoc{Bundle: path.Join("repos", id+".bundle")}
 		for _, f := range it.restored {
 			if q := quoteGlob(f); !defaults.Match(f) && !slices.Contains(restored, q) {
@@ -342,11 +341,11 @@ func quoteGlob(name string) string {
 	return b.String()
 }
 
-func readPredictions(r io.Reader, known map[string]bool) (map[string]swebench.Prediction, string, error) {
+func readPredictions(r io.Reader, known map[string]bool) (map[string]Prediction, string, error) {
 	if r == nil {
 		return nil, "", nil
 	}
-	preds, err := swebench.ReadPredictions(r)
+	preds, err := ReadPredictions(r)
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: predictions: %v", suite.ErrBadSuite, err)
 	}
@@ -365,7 +364,7 @@ func readPredictions(r io.Reader, known map[string]bool) (map[string]swebench.Pr
 	return preds, model, nil
 }
 
-func writePairFiles(out string, in swebench.Instance, patch string) (suite.PairDoc, error) {
+func writePairFiles(out string, in Instance, patch string) (suite.PairDoc, error) {
 	rel := path.Join("pairs", in.InstanceID)
 	files := map[string]string{"issue.md": in.ProblemStatement, "patch.diff": patch, "reference.diff": in.Patch}
 	if in.TestPatch != "" {
@@ -381,7 +380,7 @@ func writePairFiles(out string, in swebench.Instance, patch string) (suite.PairD
 		}
 	}
 	f2p := []string(in.FailToPass)
-	pd := suite.PairDoc{ID: in.InstanceID, Repository: swebench.RepoID(in.Repo), BaseCommit: in.BaseCommit,
+	pd := suite.PairDoc{ID: in.InstanceID, Repository: RepoID(in.Repo), BaseCommit: in.BaseCommit,
 		Issue: path.Join(rel, "issue.md"), Patch: path.Join(rel, "patch.diff"), ReferencePatch: path.Join(rel, "reference.diff"),
 		FailToPass: &f2p}
 	if in.TestPatch != "" {
@@ -398,7 +397,7 @@ func writePairFiles(out string, in swebench.Instance, patch string) (suite.PairD
 func (im *importer) vendorRepos(ctx context.Context, dir string) error {
 	commits := map[string][]string{}
 	for _, it := range im.todo {
-		id := swebench.RepoID(it.in.Repo)
+		id := RepoID(it.in.Repo)
 		if !slices.Contains(commits[id], it.in.BaseCommit) {
 			commits[id] = append(commits[id], it.in.BaseCommit)
 		}
