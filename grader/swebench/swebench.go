@@ -1,7 +1,9 @@
 // Package swebench owns Tender's SWE-bench interop: it reads SWE-bench instances and
 // predictions, and Import turns them into a self-contained suite (grader/suite's format), each
 // repository vendored as a git bundle and each instance in the environment an --env spec gives
-// its repository and version.
+// its repository and version. After grading, it makes SWE-bench's files of a bundle
+// (Outputs): swebench-summary.json as make_run_report writes it, each pair's report.json, and
+// SWE-bench's grade of each pair's run (Resolution), which report lays out and writes.
 //
 // It never runs a verifier or any candidate code: the records are data, every field is checked
 // before a file is written, git runs only through gitsafe on private snapshots of the

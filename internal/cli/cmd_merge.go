@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/grader/swebench"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/bundle"
 )
@@ -146,7 +147,7 @@ func mergeShards(ctx context.Context, out string, shards []shardBundle, key ed25
 			return nil, res, err
 		}
 	}
-	if err := report.WriteOutputs(out, res); err != nil {
+	if err := report.WriteOutputs(out, res, swebench.Outputs()); err != nil {
 		return nil, res, err
 	}
 	m, err := bundle.Seal(out, mergedInputs(shards), key, time.Now())

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tender-grader/tender/grader"
 	"github.com/tender-grader/tender/grader/suite"
+	"github.com/tender-grader/tender/grader/swebench"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/bundle"
 	"github.com/tender-grader/tender/sandbox"
@@ -156,7 +157,7 @@ func (g *gradeRun) finish(results []report.PairResult, backend sandbox.Backend, 
 	for _, r := range results {
 		res.Counts[r.Verdict]++
 	}
-	if err := report.WriteOutputs(g.out.path, res); err != nil {
+	if err := report.WriteOutputs(g.out.path, res, swebench.Outputs()); err != nil {
 		g.resumeHint(context.Background(), err)
 		return err
 	}
