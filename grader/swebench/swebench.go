@@ -124,11 +124,12 @@ func ReadInstances(r io.Reader) (good []Instance, bad []*RecordError, err error)
 		var idOnly struct {
 			InstanceID string `json:"instance_id"`
 		}
+		id := "" // the record's id only when it is usable: an import lists it, and writes it in the suite
 		if json.Unmarshal(raw, &idOnly) == nil && report.ValidID(idOnly.InstanceID) {
-			in.InstanceID = idOnly.InstanceID
+			id = idOnly.InstanceID
 		}
 		fail := func(e error) error {
-			bad = append(bad, &RecordError{N: n, ID: in.InstanceID, Err: e})
+			bad = append(bad, &RecordError{N: n, ID: id, Err: e})
 			return nil
 		}
 		if err := json.Unmarshal(raw, &in); err != nil {
