@@ -133,8 +133,8 @@ func TestReadInstancesDuplicateAndFileErrors(t *testing.T) {
 }
 
 func TestReadPredictions(t *testing.T) {
-	preds, err := ReadPredictions(strings.NewReader(`[{"instance_id": "a-1", "model_patch": "diff", "model_name_or_path": "m"},
-		{"instance_id": "a-2", "model_patch": null}]`))
+	preds, err := ReadPredictions(strings.NewReader(`[{"instance_id": "a-1", "model_patch": "diff",
+		"model_name_or_path": "m"}, {"instance_id": "a-2", "model_patch": null}]`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,8 @@ func TestReadPredictions(t *testing.T) {
 	for _, tt := range []struct{ name, input, want string }{
 		{"not json", "{\n", "prediction 1: bad SWE-bench record"},
 		{"unusable id", `{"instance_id": ""}`, `prediction 1: bad SWE-bench record: instance_id "" is not usable`},
-		{"twice", `{"instance_id": "a-1"}` + "\n" + `{"instance_id": "a-1"}`, `prediction 2: bad SWE-bench record: instance_id "a-1" appears twice`},
+		{"twice", `{"instance_id": "a-1"}` + "\n" + `{"instance_id": "a-1"}`,
+			`prediction 2: bad SWE-bench record: instance_id "a-1" appears twice`},
 		{"empty", "", "the file is empty"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
