@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 
@@ -62,10 +63,12 @@ func Import(ctx context.Context, o ImportOptions) (ImportSummary, error) {
 		return im.sum, err
 	}
 	if n := len(im.sum.Failed); n > 0 && !o.KeepGoing {
-		return im.sum, fmt.Errorf("%w: %d instance(s) cannot be imported (listed above); nothing was written. Fix them, or skip them with --keep-going", suite.ErrBadSuite, n)
+		return im.sum, fmt.Errorf("%w: %d instance(s) cannot be imported (listed above); nothing was written. "+
+			"Fix them, or skip them with --keep-going", suite.ErrBadSuite, n)
 	}
 	if len(im.todo) == 0 {
-		return im.sum, fmt.Errorf("%w: no instance to import (%d without a prediction, %d that cannot be imported)", suite.ErrBadSuite, len(im.sum.NoPrediction), len(im.sum.Failed))
+		return im.sum, fmt.Errorf("%w: no instance to import (%d without a prediction, %d that cannot be imported)",
+			suite.ErrBadSuite, len(im.sum.NoPrediction), len(im.sum.Failed))
 	}
 	return im.sum, im.write(ctx)
 }
@@ -322,19 +325,25 @@ func (im *importer) suiteDoc(dir string) (suite.SuiteDoc, error) {
 	}
 	doc.Import = suite.ImportInfo{Model: im.sum.Model}
 	if len(im.sum.NoPrediction) > 0 || len(im.notImported) > 0 {
-		set := &suite.SWEBenchSet{NoPrediction: slices.Sorted(slices.Values(im.sum.NoPrediction)), NotImported: slices.Sorted(slices.Values(im.notImported))}
+		set := &suite.SWEBenchSet{NoPrediction: slices.Sorted(slices.Values(im.sum.NoPrediction)),
+			NotImported: slices.Sorted(slices.Values(im.notImported))}
 		doc.Import.SWEBench = set
 	}
 	im.sum.Pairs = len(doc.Pairs)
 	return doc, nil
 }
 
-// quoteGlob makes a file name a doublestar pattern that matches only itself.
+// quoteGlob makes a file name a doublestar pattern that matches only itself. Each
+// metacharacter, and a space at either end (the loader refuses a pattern that starts or ends
+// with one), goes in a class of its own: the loader refuses the backslash escapes. A ']'
+// outside a class is already literal, and a patch path never holds a backslash (gitsafe).
 func quoteGlob(name string) string {
 	var b strings.Builder
-	for _, r := range name {
-		if strings.ContainsRune(`*?[]{}\`, r) {
-			b.WriteByte('\\')
+	rs := []rune(name)
+	for i, r := range rs {
+		if strings.ContainsRune("*?[{}", r) || (i == 0 || i == len(rs)-1) && unicode.IsSpace(r) {
+			b.WriteString("[" + string(r) + "]")
+			continue
 		}
 		b.WriteRune(r)
 	}
@@ -358,7 +367,8 @@ func readPredictions(r io.Reader, known map[string]bool) (map[string]Prediction,
 		case model == "":
 			model = m
 		case m != "" && m != model:
-			return nil, "", fmt.Errorf("%w: predictions: %s is by model %q but others are by %q; import one model's predictions at a time", suite.ErrBadSuite, id, m, model)
+			return nil, "", fmt.Errorf("%w: predictions: %s is by model %q but others are by %q; "+
+				"import one model's predictions at a time", suite.ErrBadSuite, id, m, model)
 		}
 	}
 	return preds, model, nil
