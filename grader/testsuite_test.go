@@ -47,6 +47,7 @@ type testPair struct {
 	base       string
 	patch      string
 	testPatch  string
+	reference  string            // the reference patch; "": none
 	assets     map[string]string // path under the assets directory -> content
 	failToPass []string
 	passToPass []string
@@ -106,12 +107,17 @@ func tryWriteTestSuite(t *testing.T, pairs ...testPair) (*suite.Suite, error) {
 // pairDoc is p's entry in tender.yaml; its files are added to files.
 func pairDoc(p testPair, repo string, files map[string]string) suite.PairDoc {
 	dir := "pairs/" + p.id
-	d := suite.PairDoc{ID: p.id, Repository: repo, BaseCommit: p.base, Issue: dir + "/issue.md", Patch: dir + "/patch.diff", Expect: p.expect}
+	d := suite.PairDoc{ID: p.id, Repository: repo, BaseCommit: p.base, Issue: dir + "/issue.md",
+		Patch: dir + "/patch.diff", Expect: p.expect}
 	files[d.Issue] = "Fix the bug in " + p.id + ".\n"
 	files[d.Patch] = p.patch
 	if p.testPatch != "" {
 		d.TestPatch = dir + "/test.diff"
 		files[d.TestPatch] = p.testPatch
+	}
+	if p.reference != "" {
+		d.ReferencePatch = dir + "/reference.diff"
+		files[d.ReferencePatch] = p.reference
 	}
 	if len(p.assets) > 0 {
 		d.Assets = dir + "/assets"
