@@ -157,7 +157,8 @@ func (rc *recorder) err() error {
 }
 
 // gradeSafely turns a panic in one pair into that pair's error verdict.
-func gradeSafely(ctx context.Context, s *suite.Suite, p *suite.Pair, repos *repoSet, opts Options) (r report.PairResult) {
+func gradeSafely(ctx context.Context, s *suite.Suite, p *suite.Pair, repos *repoSet,
+	opts Options) (r report.PairResult) {
 	start := opts.Now()
 	defer func() {
 		if v := recover(); v != nil {

@@ -226,7 +226,8 @@ func TestGradeSpec(t *testing.T) {
 		if s.RunID != "grader-test" || s.Name != "p/target" || s.Image != suite.DefaultImage {
 			c.errorf("spec ids: run %q name %q image %q", s.RunID, s.Name, s.Image)
 		}
-		want := sandbox.Limits{Timeout: suite.DefaultTimeout, CPUs: suite.DefaultCPUs, Memory: suite.DefaultMemory, Pids: suite.DefaultPids, DiskBytes: suite.DefaultDisk, OutputBytes: maxLogBytes}
+		want := sandbox.Limits{Timeout: suite.DefaultTimeout, CPUs: suite.DefaultCPUs, Memory: suite.DefaultMemory,
+			Pids: suite.DefaultPids, DiskBytes: suite.DefaultDisk, OutputBytes: maxLogBytes}
 		if diff := cmp.Diff(want, s.Limits); diff != "" {
 			c.errorf("limits (-want +got):\n%s", diff)
 		}

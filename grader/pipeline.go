@@ -86,7 +86,8 @@ func (pl *pipeline) prepare(ctx context.Context, r *report.PairResult) error {
 	}
 	p := pl.pair
 	if p.PatchOversize {
-		return stop(report.IntegrityViolation, report.CodePatchTooLarge, fmt.Sprintf("%s is over %d bytes; it was not parsed or applied", p.PatchPath, suite.MaxPatch))
+		return stop(report.IntegrityViolation, report.CodePatchTooLarge,
+			fmt.Sprintf("%s is over %d bytes; it was not parsed or applied", p.PatchPath, suite.MaxPatch))
 	}
 	if len(bytes.TrimSpace(p.Patch)) == 0 {
 		r.EmptyPatch = true

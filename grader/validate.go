@@ -51,7 +51,8 @@ type ValidateOptions struct {
 // ValidateInstances checks the suite's own instances in verifiers, as SWE-bench validates its
 // datasets. Pairs that differ only in their candidate patch are one instance and are checked
 // once. Pairs without a reference patch are reported as such.
-func ValidateInstances(ctx context.Context, s *suite.Suite, opts Options, vo ValidateOptions) ([]InstanceReport, error) {
+func ValidateInstances(ctx context.Context, s *suite.Suite, opts Options,
+	vo ValidateOptions) ([]InstanceReport, error) {
 	if opts.Concurrency <= 0 {
 		return nil, fmt.Errorf("concurrency must be at least 1, got %d", opts.Concurrency)
 	}
@@ -113,7 +114,8 @@ func instanceKey(p *suite.Pair) string {
 	return sha(doc)
 }
 
-func validatePair(ctx context.Context, s *suite.Suite, p *suite.Pair, repos *repoSet, opts Options, repeat int) InstanceReport {
+func validatePair(ctx context.Context, s *suite.Suite, p *suite.Pair, repos *repoSet, opts Options,
+	repeat int) InstanceReport {
 	r := InstanceReport{ID: p.ID}
 	pl := &pipeline{suite: s, pair: p, repo: repos.get(p.Repository), opts: opts}
 	defer pl.cleanup()
@@ -221,7 +223,8 @@ func validateBase(ctx context.Context, pl *pipeline) []string {
 
 // validateReference grades the reference patch as if it were the candidate, repeat times: it
 // must resolve every time. Outcomes that differ between runs make the instance unstable.
-func validateReference(ctx context.Context, s *suite.Suite, p *suite.Pair, repos *repoSet, opts Options, repeat int, r *InstanceReport) {
+func validateReference(ctx context.Context, s *suite.Suite, p *suite.Pair, repos *repoSet, opts Options, repeat int,
+	r *InstanceReport) {
 	outcomes := map[string]map[report.TestStatus]int{} // test -> status -> runs
 	var failed []string
 	for i := range repeat {

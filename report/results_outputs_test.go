@@ -344,7 +344,8 @@ func TestSummaryNamesInstancesThatAreNotPairs(t *testing.T) {
 	r.NotImported = []string{"skipped-1"}
 	r = normalized(r)
 	sum := string(summaryMarkdown(r, SummaryMaxBytes, sweView{}))
-	for _, want := range []string{"2 instance(s) without a prediction (incomplete)**, not graded: no\\-pred\\-a\\, no\\-pred\\-b",
+	for _, want := range []string{
+		"2 instance(s) without a prediction (incomplete)**, not graded: no\\-pred\\-a\\, no\\-pred\\-b",
 		"1 instance(s) skipped by the import (error)**, not graded: skipped\\-1"} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("summary.md lacks %q", want)
@@ -386,7 +387,8 @@ func TestSummaryLinksExist(t *testing.T) {
 			t.Errorf("summary.md links to %s, which the bundle does not hold", l[1])
 		}
 	}
-	if !strings.Contains(string(md), "| empty | unresolved |  | — | empty\\_patch") || strings.Contains(string(md), "pairs/empty/") {
+	if !strings.Contains(string(md), "| empty | unresolved |  | — | empty\\_patch") ||
+		strings.Contains(string(md), "pairs/empty/") {
 		t.Errorf("the empty-patch row must have no link:\n%s", md)
 	}
 }

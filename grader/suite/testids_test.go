@@ -42,17 +42,20 @@ func TestLoadMarksTruncatedIDs(t *testing.T) {
 		err     string
 	}{
 		{"well formed", []string{"tests/test_formatting.py::test_group_digits_negative"}, nil, ""},
-		{"truncated at a space", []string{"tests/test_formatting.py::test_p[a", "tests/test_formatting.py::test_q[validator_failed-Invalid"},
+		{"truncated at a space",
+			[]string{"tests/test_formatting.py::test_p[a", "tests/test_formatting.py::test_q[validator_failed-Invalid"},
 			[]string{"tests/test_formatting.py::test_p[a", "tests/test_formatting.py::test_q[validator_failed-Invalid"}, ""},
 		{"full id with a space", []string{"tests/test_formatting.py::test_p[a b]"}, nil, ""},
-		{"closing bracket alone", []string{"tests/test_formatting.py::test_p]"}, nil, `"tests/test_formatting.py::test_p]" has a closing bracket with no opening one`},
+		{"closing bracket alone", []string{"tests/test_formatting.py::test_p]"}, nil,
+			`"tests/test_formatting.py::test_p]" has a closing bracket with no opening one`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ids, _ := json.Marshal(tt.f2p)
 			manifest := strings.Replace(goodSuite, `fail_to_pass: ["tests/test_a.py::test_a"]`, "fail_to_pass: "+string(ids), 1)
 			s, err := Load(writeLoadSuite(t, manifest, nil), LoadOptions{})
 			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) || !strings.Contains(err.Error(), "pairs[0].fail_to_pass[0]") {
+				if err == nil || !strings.Contains(err.Error(), tt.err) ||
+					!strings.Contains(err.Error(), "pairs[0].fail_to_pass[0]") {
 					t.Fatalf("load error %v, want one naming pairs[0].fail_to_pass[0] and %s", err, tt.err)
 				}
 				return

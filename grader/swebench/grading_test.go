@@ -13,7 +13,8 @@ import (
 func TestSWEBenchResolution(t *testing.T) {
 	st := map[string]report.TestStatus{
 		"pass": report.TestPassed, "pass2": report.TestPassed, "fail": report.TestFailed, "err": report.TestError,
-		"skip": report.TestSkipped, "xfail": report.TestXFail, "xpass": report.TestXPass, "dup": report.TestDuplicate, "missing": report.TestMissing,
+		"skip": report.TestSkipped, "xfail": report.TestXFail, "xpass": report.TestXPass, "dup": report.TestDuplicate,
+		"missing": report.TestMissing,
 	}
 	sf := func(s, f []string) SuccessFailure {
 		if s == nil {
@@ -65,7 +66,8 @@ func TestMergedTests(t *testing.T) {
 		{Tests: map[string]report.TestStatus{"a": report.TestPassed, "b": report.TestFailed, "c": report.TestPassed}},
 		{Tests: map[string]report.TestStatus{"a": report.TestSkipped, "b": report.TestPassed, "d": report.TestPassed}},
 	}}
-	want := map[string]report.TestStatus{"a": report.TestSkipped, "b": report.TestFailed, "c": report.TestPassed, "d": report.TestPassed}
+	want := map[string]report.TestStatus{"a": report.TestSkipped, "b": report.TestFailed, "c": report.TestPassed,
+		"d": report.TestPassed}
 	if diff := cmp.Diff(want, MergedTests(p)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

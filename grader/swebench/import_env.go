@@ -51,13 +51,16 @@ func readEnvSpec(r io.Reader, file string) (envSpec, error) {
 	dec.KnownFields(true)
 	if err := dec.Decode(&spec.repos); err != nil {
 		if errors.Is(err, io.EOF) {
-			return spec, fmt.Errorf("%w: --env %s is empty; map OWNER/NAME to versions (see the README)", suite.ErrBadSuite, file)
+			return spec, fmt.Errorf("%w: --env %s is empty; map OWNER/NAME to versions (see the README)",
+				suite.ErrBadSuite, file)
 		}
-		return spec, fmt.Errorf("%w: --env %s: %s; write OWNER/NAME: {VERSION: {debian: ...}} (see the README)", suite.ErrBadSuite, file, oneLine(err))
+		return spec, fmt.Errorf("%w: --env %s: %s; write OWNER/NAME: {VERSION: {debian: ...}} (see the README)",
+			suite.ErrBadSuite, file, oneLine(err))
 	}
 	for repo, versions := range spec.repos {
 		if !reSpecRepo.MatchString(repo) {
-			return spec, fmt.Errorf("%w: --env %s: key %q is not OWNER/NAME as in SWE-bench's \"repo\"", suite.ErrBadSuite, file, repo)
+			return spec, fmt.Errorf("%w: --env %s: key %q is not OWNER/NAME as in SWE-bench's \"repo\"",
+				suite.ErrBadSuite, file, repo)
 		}
 		for v, e := range versions {
 			if err := checkSpecEnv(e); err != nil {
@@ -132,7 +135,8 @@ func (im *importer) writeEnvironments(dir string, doc *suite.SuiteDoc) error {
 			}
 			rel := path.Join("envs", name)
 			if err := copyContext(filepath.Dir(src), filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
-				return fmt.Errorf("%w: --env %s: environment %s: dockerfile %s: %v", suite.ErrBadSuite, im.spec.file, name, e.Dockerfile, err)
+				return fmt.Errorf("%w: --env %s: environment %s: dockerfile %s: %v",
+					suite.ErrBadSuite, im.spec.file, name, e.Dockerfile, err)
 			}
 			e.Dockerfile = path.Join(rel, filepath.Base(src))
 		}

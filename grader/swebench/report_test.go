@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,8 +29,9 @@ func TestSWEBenchReportCountsInstancesWithoutAPair(t *testing.T) {
 	if diff := cmp.Diff([]string{"no-pred-a", "no-pred-b"}, rep.IncompleteIDs); diff != "" {
 		t.Errorf("incomplete_ids (-want +got):\n%s", diff)
 	}
-	if !strings.Contains(strings.Join(rep.ErrorIDs, ","), "skipped-1") || !strings.Contains(strings.Join(rep.SubmittedIDs, ","), "skipped-1") {
-		t.Errorf("a skipped instance must be submitted and an error: error_ids %v, submitted_ids %v", rep.ErrorIDs, rep.SubmittedIDs)
+	if !slices.Contains(rep.ErrorIDs, "skipped-1") || !slices.Contains(rep.SubmittedIDs, "skipped-1") {
+		t.Errorf("a skipped instance must be submitted and an error: error_ids %v, submitted_ids %v",
+			rep.ErrorIDs, rep.SubmittedIDs)
 	}
 	for _, id := range rep.SubmittedIDs {
 		if strings.HasPrefix(id, "no-pred") {
@@ -46,10 +48,14 @@ func TestPatchSuccessfullyApplied(t *testing.T) {
 		p    report.PairResult
 		want string
 	}{
-		{"checks ran", report.PairResult{ID: "a", Verdict: report.Unresolved, Checks: []report.Check{{Name: "target"}}}, "true"},
-		{"did not apply", report.PairResult{ID: "a", Verdict: report.Unresolved, Reasons: []report.Reason{{Code: report.CodePatchFailed}}}, "false"},
-		{"pre-scan refused", report.PairResult{ID: "a", Verdict: report.IntegrityViolation, Reasons: []report.Reason{{Code: report.CodeProtected}}}, "null"},
-		{"too large: never parsed", report.PairResult{ID: "a", Verdict: report.IntegrityViolation, Reasons: []report.Reason{{Code: report.CodePatchTooLarge}}}, "null"},
+		{"checks ran", report.PairResult{ID: "a", Verdict: report.Unresolved,
+			Checks: []report.Check{{Name: "target"}}}, "true"},
+		{"did not apply", report.PairResult{ID: "a", Verdict: report.Unresolved,
+			Reasons: []report.Reason{{Code: report.CodePatchFailed}}}, "false"},
+		{"pre-scan refused", report.PairResult{ID: "a", Verdict: report.IntegrityViolation,
+			Reasons: []report.Reason{{Code: report.CodeProtected}}}, "null"},
+		{"too large: never parsed", report.PairResult{ID: "a", Verdict: report.IntegrityViolation,
+			Reasons: []report.Reason{{Code: report.CodePatchTooLarge}}}, "null"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := instanceReportJSON(tc.p)

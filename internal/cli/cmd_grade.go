@@ -162,7 +162,8 @@ func signingKey(inv *invocation, file string) (ed25519.PrivateKey, error) {
 // openBackend opens the verifier backend: Docker by default, the local one only when trusted.
 // With Docker, every image that pairs (the ones this run grades: a shard's) run in is ready, or
 // marked failed, on return; another shard's environments are not built.
-func openBackend(ctx context.Context, inv *invocation, trustLocal bool, s *suite.Suite, pairs []*suite.Pair) (sandbox.Backend, error) {
+func openBackend(ctx context.Context, inv *invocation, trustLocal bool, s *suite.Suite,
+	pairs []*suite.Pair) (sandbox.Backend, error) {
 	sweepScratch(inv)
 	if trustLocal {
 		fmt.Fprintln(inv.Stderr, "tender: --trust-local-execution: verifiers run as local subprocesses. local backend: not isolated")

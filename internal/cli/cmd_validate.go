@@ -66,7 +66,8 @@ func printSuspectIDs(inv *invocation, s *suite.Suite) {
 	}
 }
 
-func validateRun(ctx context.Context, inv *invocation, s *suite.Suite, trustLocal bool, outPath string, repeat int) error {
+func validateRun(ctx context.Context, inv *invocation, s *suite.Suite, trustLocal bool, outPath string,
+	repeat int) error {
 	var out *outDir
 	if outPath != "" {
 		var err error

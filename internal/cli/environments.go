@@ -46,7 +46,8 @@ func (o mirrorOptions) apply(r sandbox.Recipe) sandbox.Recipe {
 // prepareEnvironments makes the image of each environment once, before any pair runs, and
 // pins the environment to the image's ID. An environment whose image cannot be made is
 // marked failed: its pairs are graded error (verifier_failed), and the others go on.
-func prepareEnvironments(ctx context.Context, w io.Writer, d *docker.Backend, s *suite.Suite, envs []*suite.Environment, o mirrorOptions) (failed int) {
+func prepareEnvironments(ctx context.Context, w io.Writer, d *docker.Backend, s *suite.Suite, envs []*suite.Environment,
+	o mirrorOptions) (failed int) {
 	for i, env := range envs {
 		start := time.Now()
 		fmt.Fprintf(w, "tender: environment %d/%d %s (%s): image %s\n", i+1, len(envs), env.Name, env.Kind, env.Ref)
@@ -63,7 +64,8 @@ func prepareEnvironments(ctx context.Context, w io.Writer, d *docker.Backend, s 
 	return failed
 }
 
-func ensureEnvironment(ctx context.Context, d *docker.Backend, s *suite.Suite, env *suite.Environment, o mirrorOptions, w io.Writer) (string, error) {
+func ensureEnvironment(ctx context.Context, d *docker.Backend, s *suite.Suite, env *suite.Environment, o mirrorOptions,
+	w io.Writer) (string, error) {
 	switch env.Kind {
 	case suite.EnvDebian:
 		return d.EnsureRecipe(ctx, o.apply(env.Recipe), w)

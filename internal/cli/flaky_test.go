@@ -83,7 +83,8 @@ func flakySuite(t *testing.T, policy string) string {
 	gitIn(t, clone, "", "apply", filepath.Join(suiteDir, "shared", "test.diff"))
 	writeFiles(t, clone, map[string]string{"tests/test_flaky.py": coinTests})
 	gitIn(t, clone, "", "add", "-A")
-	mustWrite(t, filepath.Join(suiteDir, "shared", "test-flaky.diff"), gitIn(t, clone, "", "diff", "--cached", "--full-index"))
+	mustWrite(t, filepath.Join(suiteDir, "shared", "test-flaky.diff"),
+		gitIn(t, clone, "", "diff", "--cached", "--full-index"))
 	gitIn(t, clone, "", "reset", "-q", "--hard", demoBase)
 	writeFiles(t, clone, map[string]string{"calc/formatting.py": coinFix})
 	mustWrite(t, filepath.Join(suiteDir, "pairs", "coin-fix", "patch.diff"), gitIn(t, clone, "", "diff", "--full-index"))

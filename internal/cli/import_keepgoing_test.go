@@ -147,7 +147,8 @@ func TestImportEnvSpec(t *testing.T) {
 	if !slices.Equal(v.PythonPath, []string{"src"}) || len(v.Setup) != 1 {
 		t.Errorf("acme__calc-1 verifier: python_path %v, setup %v", v.PythonPath, v.Setup)
 	}
-	if e := s.Environments["acme__calc-0.4"]; e == nil || e.Kind != suite.EnvDockerfile || e.Dockerfile != "envs/acme__calc-0.4/Dockerfile" {
+	if e := s.Environments["acme__calc-0.4"]; e == nil || e.Kind != suite.EnvDockerfile ||
+		e.Dockerfile != "envs/acme__calc-0.4/Dockerfile" {
 		t.Errorf("dockerfile environment: %+v", e)
 	}
 	if got := readFile(t, filepath.Join(out, "envs", "acme__calc-0.4", "requirements.txt")); got != "wrapt\n" {

@@ -147,7 +147,8 @@ func TestTruncatedIDsAndBrokenEnvironments(t *testing.T) {
 		t.Errorf("trunc-gold resolved_test_ids = %v, want %v", gold.ResolvedTestIDs, want)
 	}
 	if gold.FailToPass[0] != cut || gold.Checks[0].Tests["tests/test_p.py::test_x[a b]"] != report.TestPassed {
-		t.Errorf("trunc-gold: the result keeps the suiteDir's IDs and the check requires the full one: %v %v", gold.FailToPass, gold.Checks[0].Tests)
+		t.Errorf("trunc-gold: the result keeps the suite's IDs and the check requires the full one: %v %v",
+			gold.FailToPass, gold.Checks[0].Tests)
 	}
 	if !hasCode(gold.Reasons, report.CodeTestIDResolved) {
 		t.Errorf("trunc-gold: no test_id_resolved note: %+v", gold.Reasons)
