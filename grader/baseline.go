@@ -3,6 +3,7 @@ package grader
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/tender-grader/tender/gitsafe"
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/internal/scratch"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/sandbox"
@@ -100,8 +102,14 @@ func (pl *pipeline) baselineKey() string {
 	return sha(doc)
 }
 
+// sha is the hex SHA-256 of a key's encoding.
+func sha(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
 // verifier is the verifier of this pair.
-func (pl *pipeline) verifier() Verifier { return pl.suite.VerifierFor(pl.pair) }
+func (pl *pipeline) verifier() suite.Verifier { return pl.suite.VerifierFor(pl.pair) }
 
 // baseline returns the instance's baseline, running it on first use, and copies it into the
 // pair's bundle directory.
@@ -257,7 +265,7 @@ func capLine(s string) string {
 }
 
 // collectPaths are the test files (or directories) the pair's required IDs name.
-func collectPaths(p *Pair) []string {
+func collectPaths(p *suite.Pair) []string {
 	var out []string
 	for _, id := range slices.Concat(p.FailToPass, p.PassToPass) {
 		file, _, _ := strings.Cut(id, "::")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/sandbox"
 )
 
@@ -73,7 +74,7 @@ func TestFirstErrorLine(t *testing.T) {
 }
 
 func TestCollectPaths(t *testing.T) {
-	p := &Pair{FailToPass: []string{"tests/test_a.py::test_x[a", "tests/test_b.py::C::test_y"},
+	p := &suite.Pair{FailToPass: []string{"tests/test_a.py::test_x[a", "tests/test_b.py::C::test_y"},
 		PassToPass: []string{"tests/test_a.py::test_z", "../escape.py::t", "/abs.py::t", "tests/dir"}}
 	want := []string{"tests/dir", "tests/test_a.py", "tests/test_b.py"}
 	if diff := cmp.Diff(want, collectPaths(p)); diff != "" {

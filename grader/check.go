@@ -11,6 +11,7 @@ import (
 	"github.com/tender-grader/tender/gitsafe"
 	"github.com/tender-grader/tender/grader/pyboot"
 	"github.com/tender-grader/tender/grader/restore"
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/internal/scratch"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/junit"
@@ -169,7 +170,7 @@ func (pl *pipeline) spec(name, tree, support string, ids []string) (sandbox.Spec
 		Limits: sandbox.Limits{Timeout: v.Timeout, CPUs: v.CPUs, Memory: v.Memory, Pids: v.Pids,
 			DiskBytes: v.Disk, OutputBytes: maxLogBytes},
 	}
-	if v.Runner != RunnerPytest {
+	if v.Runner != suite.RunnerPytest {
 		return spec, nil
 	}
 	boot := pyboot.NewConfig(ids, v.Plugins, v.PythonPath)
@@ -250,7 +251,7 @@ func remapLines(rs []report.Reason, plan *pyboot.Plan) {
 
 // limitReasons records the limits a check ran into. They explain a failure; they never make
 // a check pass or fail on their own (the report and exit code decide).
-func limitReasons(res *sandbox.Result, v Verifier) []report.Reason {
+func limitReasons(res *sandbox.Result, v suite.Verifier) []report.Reason {
 	var rs []report.Reason
 	if res.PidsLimitHit {
 		rs = append(rs, report.Reason{Code: report.CodePidsLimit, Detail: fmt.Sprintf("the process limit (%d) was reached", v.Pids)})
@@ -266,7 +267,7 @@ func limitReasons(res *sandbox.Result, v Verifier) []report.Reason {
 
 // reportBytes returns the JUnit document of a check, converting go test -json output.
 func (pl *pipeline) reportBytes(res *sandbox.Result) ([]byte, error) {
-	if res.JUnit == nil || pl.suite.Verifier.Runner != RunnerGo {
+	if res.JUnit == nil || pl.suite.Verifier.Runner != suite.RunnerGo {
 		return res.JUnit, nil
 	}
 	return junit.FromGoTestJSON(strings.NewReader(string(res.JUnit)))

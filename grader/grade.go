@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tender-grader/tender/gitsafe"
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/sandbox"
 )
@@ -51,7 +52,7 @@ var ErrNoPairs = errors.New("no pairs to grade")
 // Grade runs every selected pair and returns their results in suite order. A pair's failure
 // is recorded as its verdict; the returned error is only for the batch itself (a sink that
 // cannot write, a cancelled context).
-func Grade(ctx context.Context, s *Suite, opts Options) ([]report.PairResult, error) {
+func Grade(ctx context.Context, s *suite.Suite, opts Options) ([]report.PairResult, error) {
 	if opts.Concurrency <= 0 {
 		return nil, fmt.Errorf("concurrency must be at least 1, got %d", opts.Concurrency)
 	}
@@ -156,7 +157,8 @@ func (rc *recorder) err() error {
 }
 
 // gradeSafely turns a panic in one pair into that pair's error verdict.
-func gradeSafely(ctx context.Context, s *Suite, p *Pair, repos *repoSet, opts Options) (r report.PairResult) {
+func gradeSafely(ctx context.Context, s *suite.Suite, p *suite.Pair, repos *repoSet,
+	opts Options) (r report.PairResult) {
 	start := opts.Now()
 	defer func() {
 		if v := recover(); v != nil {
@@ -175,7 +177,7 @@ func gradeSafely(ctx context.Context, s *Suite, p *Pair, repos *repoSet, opts Op
 
 // pairDeadline bounds a whole pair: two checks, each with its timeout plus room to set up,
 // and each run up to 2*reruns more times (reruns, then the base-commit runs of flaky: excluded).
-func pairDeadline(s *Suite, reruns int) time.Duration {
+func pairDeadline(s *suite.Suite, reruns int) time.Duration {
 	return time.Duration(2*(1+2*reruns))*(s.Verifier.Timeout+90*time.Second) + time.Minute
 }
 
@@ -187,12 +189,12 @@ func expectMet(want, got report.Verdict) *bool {
 	return &ok
 }
 
-func newResult(p *Pair, start time.Time) report.PairResult {
+func newResult(p *suite.Pair, start time.Time) report.PairResult {
 	return report.PairResult{
 		Schema: report.SchemaVersion, ID: p.ID, Repository: p.Repository, Expect: p.Expect,
 		RequestedCommit: p.BaseCommit, Digests: p.Digests, FailToPass: p.FailToPass, PassToPass: p.PassToPass,
 		Started: start, InputDigest: p.InputDigest, Line: p.Line,
-		SuiteFile: SuiteFile, PatchFile: p.PatchPath,
+		SuiteFile: suite.SuiteFile, PatchFile: p.PatchPath,
 	}
 }
 
@@ -203,7 +205,7 @@ type repoSet struct {
 	verified map[string]*verifiedCommits
 }
 
-func openRepos(ctx context.Context, s *Suite, pairs []*Pair, workDir string) (*repoSet, error) {
+func openRepos(ctx context.Context, s *suite.Suite, pairs []*suite.Pair, workDir string) (*repoSet, error) {
 	set := &repoSet{repos: map[string]*gitsafe.Repo{}, errs: map[string]error{}, verified: map[string]*verifiedCommits{}}
 	for _, p := range pairs {
 		id := p.Repository
@@ -213,7 +215,7 @@ func openRepos(ctx context.Context, s *Suite, pairs []*Pair, workDir string) (*r
 		if _, ok := set.errs[id]; ok {
 			continue
 		}
-		repo, err := gitsafe.Snapshot(ctx, s.source(id), workDir)
+		repo, err := gitsafe.Snapshot(ctx, sourceOf(s, id), workDir)
 		if err != nil {
 			if ctx.Err() != nil {
 				set.close()
@@ -244,20 +246,19 @@ type repoHandle struct {
 	verified *verifiedCommits
 }
 
-// source maps a repository ID to a gitsafe source, resolving suite-relative paths.
-func (s *Suite) source(id string) gitsafe.Source {
+// sourceOf maps a repository ID to a gitsafe source, resolving suite-relative paths.
+func sourceOf(s *suite.Suite, id string) gitsafe.Source {
 	src := s.Repositories[id]
+	inSuite := func(rel string) string { return s.Dir + string(os.PathSeparator) + rel }
 	switch {
 	case src.Clone != "":
 		return gitsafe.Source{Kind: gitsafe.SourceClone, Path: src.Clone}
 	case src.Bundle != "":
-		return gitsafe.Source{Kind: gitsafe.SourceBundle, Path: s.path(src.Bundle)}
+		return gitsafe.Source{Kind: gitsafe.SourceBundle, Path: inSuite(src.Bundle)}
 	default:
-		return gitsafe.Source{Kind: gitsafe.SourceFastExport, Path: s.path(src.FastExport)}
+		return gitsafe.Source{Kind: gitsafe.SourceFastExport, Path: inSuite(src.FastExport)}
 	}
 }
-
-func (s *Suite) path(rel string) string { return s.Dir + string(os.PathSeparator) + rel }
 
 // panicNote keeps the panic's value and stack in the pair's operator log (a value may hold
 // the candidate's text) and returns what the result says.

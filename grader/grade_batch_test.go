@@ -12,13 +12,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/sandbox"
 )
 
 // batch is a suite of demo pairs and the results a Grade of it reported through its callbacks.
 type batch struct {
-	suite *Suite
+	suite *suite.Suite
 	fake  *fakeBackend
 
 	mu       sync.Mutex
@@ -222,10 +223,11 @@ func TestGradeSpec(t *testing.T) {
 	t.Setenv("TENDER_TEST_SECRET", "host-token")
 	look := func(c *fakeCall) {
 		s := c.Spec
-		if s.RunID != "grader-test" || s.Name != "p/target" || s.Image != DefaultImage {
+		if s.RunID != "grader-test" || s.Name != "p/target" || s.Image != suite.DefaultImage {
 			c.errorf("spec ids: run %q name %q image %q", s.RunID, s.Name, s.Image)
 		}
-		want := sandbox.Limits{Timeout: DefaultTimeout, CPUs: DefaultCPUs, Memory: DefaultMemory, Pids: DefaultPids, DiskBytes: DefaultDisk, OutputBytes: maxLogBytes}
+		want := sandbox.Limits{Timeout: suite.DefaultTimeout, CPUs: suite.DefaultCPUs, Memory: suite.DefaultMemory,
+			Pids: suite.DefaultPids, DiskBytes: suite.DefaultDisk, OutputBytes: maxLogBytes}
 		if diff := cmp.Diff(want, s.Limits); diff != "" {
 			c.errorf("limits (-want +got):\n%s", diff)
 		}

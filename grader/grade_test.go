@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tender-grader/tender/grader/pyboot"
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/junit"
 	"github.com/tender-grader/tender/sandbox"
@@ -73,7 +74,7 @@ func TestGradeVerdicts(t *testing.T) {
 // id is the row's pair id.
 func (tt matrixRow) id() string { return strings.ReplaceAll(tt.name, " ", "-") }
 
-func (tt matrixRow) check(t *testing.T, p *Pair, r report.PairResult, calls []fakeCall) {
+func (tt matrixRow) check(t *testing.T, p *suite.Pair, r report.PairResult, calls []fakeCall) {
 	if r.ID != p.ID {
 		t.Fatalf("result for %q, want %q", r.ID, p.ID)
 	}
@@ -96,7 +97,7 @@ func (tt matrixRow) check(t *testing.T, p *Pair, r report.PairResult, calls []fa
 }
 
 // checkRequiredIDs: each verifier was asked for exactly the suite's tests of its check.
-func checkRequiredIDs(t *testing.T, p *Pair, calls []fakeCall) {
+func checkRequiredIDs(t *testing.T, p *suite.Pair, calls []fakeCall) {
 	t.Helper()
 	for _, c := range calls {
 		if strings.HasSuffix(c.Spec.Name, "/baseline") {
@@ -175,7 +176,7 @@ func verdictMatrix(t *testing.T) []matrixRow {
 			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeUnsafePath}, more: reasonPath("../escape.py")},
 		{name: "symlink mode", pair: withPatch(newFilePatch("calc/escape", "/tmp", "120000")),
 			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeUnsafePath}},
-		{name: "oversize patch", pair: withPatch(strings.Repeat("x", MaxPatch+1)),
+		{name: "oversize patch", pair: withPatch(strings.Repeat("x", suite.MaxPatch+1)),
 			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodePatchTooLarge}},
 		{name: "test patch fails to apply", pair: func(_ *testing.T, p *testPair) {
 			p.testPatch = strings.Replace(p.testPatch, "def test_format_percent():", "def test_format_percentage():", 1)

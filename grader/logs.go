@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/tender-grader/tender/grader/pyboot"
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/sandbox"
 )
@@ -28,7 +29,7 @@ func (pl *pipeline) saveLogs(chk *report.Check, res *sandbox.Result, junitXML []
 		log.WriteString("local backend: not isolated\n")
 	}
 	fmt.Fprintf(&log, "check: %s\nexit code: %d\ntimed out: %v\noom killed: %v\nwall: %s\n", chk.Name, res.ExitCode, res.TimedOut, res.OOMKilled, res.Wall)
-	if pl.suite.Verifier.Runner == RunnerPytest {
+	if pl.suite.Verifier.Runner == suite.RunnerPytest {
 		log.WriteString(ctl.Summary() + "\n")
 	}
 	fmt.Fprintf(&log, "\n--- stdout (%d bytes) ---\n%s\n--- stderr (%d bytes) ---\n%s\n", res.Stdout.Total, res.Stdout.String(), res.Stderr.Total, res.Stderr.String())

@@ -14,14 +14,15 @@ import (
 
 	"github.com/tender-grader/tender/gitsafe"
 	"github.com/tender-grader/tender/grader/integrity"
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/internal/scratch"
 	"github.com/tender-grader/tender/report"
 )
 
 // pipeline grades one pair.
 type pipeline struct {
-	suite *Suite
-	pair  *Pair
+	suite *suite.Suite
+	pair  *suite.Pair
 	repo  repoHandle
 	opts  Options
 
@@ -119,7 +120,7 @@ func (pl *pipeline) prepare(ctx context.Context, r *report.PairResult) error {
 	p := pl.pair
 	if p.PatchOversize {
 		return stop(report.CodePatchTooLarge,
-			fmt.Sprintf("%s is over %d bytes; it was not parsed or applied", p.PatchPath, MaxPatch))
+			fmt.Sprintf("%s is over %d bytes; it was not parsed or applied", p.PatchPath, suite.MaxPatch))
 	}
 	if len(bytes.TrimSpace(p.Patch)) == 0 {
 		r.EmptyPatch = true

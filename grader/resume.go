@@ -6,14 +6,15 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/report"
 )
 
 // Resume picks, from the records of an earlier run (results.jsonl, in file order), those a
 // resumed run may keep: one per pair of this shard, the last that passes Resumable. dropped
 // says why each other record was set aside; those pairs are graded again.
-func Resume(s *Suite, shard Shard, records []report.PairResult) (keep []report.PairResult, dropped []string) {
-	pairs := map[string]*Pair{}
+func Resume(s *suite.Suite, shard Shard, records []report.PairResult) (keep []report.PairResult, dropped []string) {
+	pairs := map[string]*suite.Pair{}
 	for _, p := range shard.Select(s.Pairs) {
 		pairs[p.ID] = p
 	}
@@ -47,7 +48,7 @@ func Resume(s *Suite, shard Shard, records []report.PairResult) (keep []report.P
 // follow from the record's own checks and reasons. An error verdict is never kept: it is
 // graded again. This catches stale, foreign and hand-edited records; it cannot catch a
 // record rewritten consistently throughout, which only a signature over the records could.
-func Resumable(p *Pair, r report.PairResult) error {
+func Resumable(p *suite.Pair, r report.PairResult) error {
 	switch {
 	case r.Schema != report.SchemaVersion:
 		return fmt.Errorf("schema %q, not %q", r.Schema, report.SchemaVersion)
@@ -93,7 +94,7 @@ func checkFiles(r report.PairResult) error {
 // unresolved; notes decide nothing), and when they decide nothing, resolved only with every
 // check it needs run and passed, with every required test in it passed. A code the registry
 // does not know makes the record one resume cannot stand behind (Error, never kept).
-func derivedVerdict(p *Pair, r report.PairResult) report.Verdict {
+func derivedVerdict(p *suite.Pair, r report.PairResult) report.Verdict {
 	decided := reasonsVerdict(r.Reasons)
 	if decided == report.Resolved && !allPassed(p, r.Checks) {
 		return report.Unresolved
@@ -101,7 +102,7 @@ func derivedVerdict(p *Pair, r report.PairResult) report.Verdict {
 	return decided
 }
 
-func allPassed(p *Pair, checks []report.Check) bool {
+func allPassed(p *suite.Pair, checks []report.Check) bool {
 	want := map[string][]string{"target": p.FailToPass}
 	if len(p.PassToPass) > 0 {
 		want["regression"] = p.PassToPass

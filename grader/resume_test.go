@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -19,7 +20,7 @@ func TestResumable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pairs := map[string]*Pair{}
+	pairs := map[string]*suite.Pair{}
 	for _, p := range b.suite.Pairs {
 		pairs[p.ID] = p
 	}
@@ -89,7 +90,7 @@ func cloneResult(r report.PairResult) report.PairResult {
 // pair with the same verdict, and refuses (panics) to end one on a note, which would resolve a
 // pair that never ran.
 func TestResumeReadsEveryCodeFromTheRegistry(t *testing.T) {
-	p := &Pair{ID: "p", FailToPass: []string{"t.py::a"}}
+	p := &suite.Pair{ID: "p", FailToPass: []string{"t.py::a"}}
 	passed := report.PairResult{ID: "p", Verdict: report.Resolved, Checks: []report.Check{
 		{Name: "target", Passed: true, Tests: map[string]report.TestStatus{"t.py::a": report.TestPassed}},
 	}}

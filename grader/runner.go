@@ -9,21 +9,22 @@ import (
 	"strings"
 
 	"github.com/tender-grader/tender/grader/pyboot"
+	"github.com/tender-grader/tender/grader/suite"
 )
 
 // command builds the verifier's argv for the runner. Tokens in braces are expanded by the
 // sandbox backend to its own layout; test IDs come from the suite, never from the candidate.
 // The pytest runner's IDs are not on the command line at all: Tender's bootstrap reads them
 // on its standard input (grader/pyboot).
-func command(v Verifier, ids []string) []string {
+func command(v suite.Verifier, ids []string) []string {
 	return withSurfaces(v, testCommand(v, ids))
 }
 
-func testCommand(v Verifier, ids []string) []string {
+func testCommand(v suite.Verifier, ids []string) []string {
 	switch v.Runner {
-	case RunnerGo:
+	case suite.RunnerGo:
 		return goCommand(ids)
-	case RunnerCommand:
+	case suite.RunnerCommand:
 		return append([]string(nil), v.Command...)
 	}
 	return pyboot.Command()
@@ -48,7 +49,7 @@ func goCommand(ids []string) []string {
 
 // verifierEnv is the verifier's whole environment besides the backend's TENDER_* variables:
 // the suite's literal variables and the host variables it names, nothing else.
-func verifierEnv(v Verifier, getenv func(string) string) map[string]string {
+func verifierEnv(v suite.Verifier, getenv func(string) string) map[string]string {
 	env := map[string]string{}
 	for k, val := range v.Env {
 		env[k] = val
@@ -63,7 +64,7 @@ func verifierEnv(v Verifier, getenv func(string) string) map[string]string {
 		}
 	}
 	switch v.Runner {
-	case RunnerPytest:
+	case suite.RunnerPytest:
 		env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
 		env["PYTHONDONTWRITEBYTECODE"] = "1"
 	}
@@ -79,7 +80,7 @@ func verifierEnv(v Verifier, getenv func(string) string) map[string]string {
 // post commands read nothing and write to stderr. A failing setup command ends the check with its exit
 // code; post commands cannot change the test command's exit code. The argvs come from the
 // suite and are single-quoted for sh.
-func withSurfaces(v Verifier, test []string) []string {
+func withSurfaces(v suite.Verifier, test []string) []string {
 	if len(v.Setup) == 0 && len(v.Post) == 0 {
 		return test
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tender-grader/tender/grader/suite"
 )
 
 // TestWithSurfacesQuotesEveryArgument: the setup, test and post argvs reach sh as literal
@@ -15,7 +17,7 @@ import (
 func TestWithSurfacesQuotesEveryArgument(t *testing.T) {
 	canary := filepath.Join(t.TempDir(), "canary")
 	hostile := `it's $(touch ` + canary + `) "and" ` + "`touch " + canary + "`"
-	v := Verifier{Setup: [][]string{{"printf", "%s|", hostile}}, Post: [][]string{{"printf", "|%s", hostile}}}
+	v := suite.Verifier{Setup: [][]string{{"printf", "%s|", hostile}}, Post: [][]string{{"printf", "|%s", hostile}}}
 	v.Setup = append(v.Setup, []string{"cat"})
 	argv := withSurfaces(v, []string{"sh", "-c", `printf %s "$1"; cat`, "sh", hostile})
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -37,13 +39,13 @@ func TestWithSurfacesQuotesEveryArgument(t *testing.T) {
 }
 
 func TestWithSurfacesKeepsTheTestExitCode(t *testing.T) {
-	v := Verifier{Post: [][]string{{"sh", "-c", "exit 9"}}}
+	v := suite.Verifier{Post: [][]string{{"sh", "-c", "exit 9"}}}
 	argv := withSurfaces(v, []string{"sh", "-c", "exit 4"})
 	err := exec.Command(argv[0], argv[1:]...).Run()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 4 {
 		t.Fatalf("exit %v, want the test command's 4", err)
 	}
-	if got := withSurfaces(Verifier{}, []string{"pytest"}); len(got) != 1 || got[0] != "pytest" {
+	if got := withSurfaces(suite.Verifier{}, []string{"pytest"}); len(got) != 1 || got[0] != "pytest" {
 		t.Errorf("without surfaces the test argv must be unchanged, got %q", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -153,7 +154,7 @@ func flakyTests(runs []run) []string {
 // excludable returns the flaky tests the suite lets go, and why the others are kept when
 // the policy would have dropped them.
 func (pl *pipeline) excludable(ctx context.Context, name string, ids, flaky []string) ([]string, string) {
-	if pl.suite.Flaky != FlakyExcluded {
+	if pl.suite.Flaky != suite.FlakyExcluded {
 		return nil, "the suite's flaky policy is failed: it counts as failed"
 	}
 	if name != "regression" {
@@ -257,7 +258,7 @@ func everyPassed(tests map[string]report.TestStatus) bool {
 // the pair has no verdict. The candidate cannot reach that outcome: its patch takes no part in
 // the baseline, so breaking collection itself leaves the check failed.
 func (pl *pipeline) environmentBroken(ctx context.Context, chk report.Check) error {
-	if pl.verifier().Runner != RunnerPytest || !collectionFailed(chk) {
+	if pl.verifier().Runner != suite.RunnerPytest || !collectionFailed(chk) {
 		return nil
 	}
 	_, err := pl.healthyBaseline(ctx)

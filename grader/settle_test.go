@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -69,7 +70,7 @@ func keys(m map[string]report.TestStatus) []string {
 // excluded still stands on resume; an excluded fail_to_pass test, or a pair with nothing
 // left, does not.
 func TestResumeKeepsExcludedRecords(t *testing.T) {
-	pair := &Pair{FailToPass: []string{"t"}, PassToPass: []string{"a", "b"}}
+	pair := &suite.Pair{FailToPass: []string{"t"}, PassToPass: []string{"a", "b"}}
 	target := report.Check{Name: "target", Passed: true, Tests: map[string]report.TestStatus{"t": p}}
 	reg := func(a, b report.TestStatus) report.Check {
 		return report.Check{Name: "regression", Passed: true, Tests: map[string]report.TestStatus{"a": a, "b": b}}
@@ -86,7 +87,7 @@ func TestResumeKeepsExcludedRecords(t *testing.T) {
 	if allPassed(pair, []report.Check{exTarget, reg(p, p)}) {
 		t.Error("an excluded fail_to_pass test stands")
 	}
-	noF2P := &Pair{PassToPass: []string{"a", "b"}}
+	noF2P := &suite.Pair{PassToPass: []string{"a", "b"}}
 	if allPassed(noF2P, []report.Check{{Name: "target", Passed: true, Tests: map[string]report.TestStatus{}}, reg(ex, ex)}) {
 		t.Error("a pair with every required test excluded stands as resolved")
 	}

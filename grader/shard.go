@@ -1,6 +1,9 @@
 package grader
 
-import "github.com/tender-grader/tender/report"
+import (
+	"github.com/tender-grader/tender/grader/suite"
+	"github.com/tender-grader/tender/report"
+)
 
 // Shard selects a deterministic part of a suite's pairs. The partition is report.Shard's,
 // the one `tender merge` checks each shard's bundle against; the zero Shard selects every
@@ -19,11 +22,11 @@ func (s Shard) String() string { return report.Shard(s).String() }
 func ShardOf(pairID string, n int) int { return report.ShardOf(pairID, n) }
 
 // Select returns the pairs of this shard, in suite order.
-func (s Shard) Select(pairs []*Pair) []*Pair {
+func (s Shard) Select(pairs []*suite.Pair) []*suite.Pair {
 	if s.N == 0 {
 		return pairs
 	}
-	var out []*Pair
+	var out []*suite.Pair
 	for _, p := range pairs {
 		if report.Shard(s).Holds(p.ID) {
 			out = append(out, p)

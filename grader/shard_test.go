@@ -3,14 +3,16 @@ package grader
 import (
 	"fmt"
 	"testing"
+
+	"github.com/tender-grader/tender/grader/suite"
 )
 
 // TestShardsPartitionAndAreStable: every pair is in exactly one shard, and adding pairs never
 // moves an existing one.
 func TestShardsPartitionAndAreStable(t *testing.T) {
-	var pairs []*Pair
+	var pairs []*suite.Pair
 	for i := range 200 {
-		pairs = append(pairs, &Pair{ID: fmt.Sprintf("pair-%d", i)})
+		pairs = append(pairs, &suite.Pair{ID: fmt.Sprintf("pair-%d", i)})
 	}
 	const n = 3
 	where := map[string]int{}
@@ -29,7 +31,7 @@ func TestShardsPartitionAndAreStable(t *testing.T) {
 	if len(where) != len(pairs) {
 		t.Fatalf("%d of %d pairs are in a shard", len(where), len(pairs))
 	}
-	more := append(pairs, &Pair{ID: "new-1"}, &Pair{ID: "new-2"})
+	more := append(pairs, &suite.Pair{ID: "new-1"}, &suite.Pair{ID: "new-2"})
 	for k := 1; k <= n; k++ {
 		for _, p := range (Shard{K: k, N: n}).Select(more) {
 			if old, ok := where[p.ID]; ok && old != k {

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/tender-grader/tender/grader/suite"
 )
 
 // demoDir is the vendored demo suite: its repository stream, base commit, test patch and test
@@ -15,7 +17,7 @@ import (
 const demoDir = "../fixtures/demo"
 
 // demoSuite is the demo suite, loaded once with the real loader.
-var demoSuite = sync.OnceValues(func() (*Suite, error) { return Load(demoDir, LoadOptions{}) })
+var demoSuite = sync.OnceValues(func() (*suite.Suite, error) { return suite.Load(demoDir, suite.LoadOptions{}) })
 
 // demoPatch returns the candidate patch of one of the demo's pairs.
 func demoPatch(t *testing.T, id string) string {
@@ -23,7 +25,7 @@ func demoPatch(t *testing.T, id string) string {
 	return string(demo(t, id).Patch)
 }
 
-func demo(t *testing.T, id string) *Pair {
+func demo(t *testing.T, id string) *suite.Pair {
 	t.Helper()
 	s, err := demoSuite()
 	if err != nil {
@@ -45,6 +47,7 @@ type testPair struct {
 	base       string
 	patch      string
 	testPatch  string
+	reference  string            // the reference patch; "": none
 	assets     map[string]string // path under the assets directory -> content
 	failToPass []string
 	passToPass []string
@@ -61,7 +64,7 @@ func demoTestPair(t *testing.T, id string) testPair {
 }
 
 // writeTestSuite writes a suite of the pairs into a new directory and loads it with Load.
-func writeTestSuite(t *testing.T, pairs ...testPair) *Suite {
+func writeTestSuite(t *testing.T, pairs ...testPair) *suite.Suite {
 	t.Helper()
 	s, err := tryWriteTestSuite(t, pairs...)
 	if err != nil {
@@ -72,10 +75,10 @@ func writeTestSuite(t *testing.T, pairs ...testPair) *Suite {
 
 // tryWriteTestSuite writes a suite of the pairs into a new directory and returns what Load
 // makes of it.
-func tryWriteTestSuite(t *testing.T, pairs ...testPair) (*Suite, error) {
+func tryWriteTestSuite(t *testing.T, pairs ...testPair) (*suite.Suite, error) {
 	t.Helper()
 	dir := t.TempDir()
-	doc := SuiteDoc{Name: "grader-test", Version: "1", Repositories: map[string]RepoDoc{}}
+	doc := suite.SuiteDoc{Name: "grader-test", Version: "1", Repositories: map[string]suite.RepoDoc{}}
 	files := map[string]string{}
 	repoIDs := map[string]string{} // stream -> repository ID
 	for _, p := range pairs {
@@ -88,7 +91,7 @@ func tryWriteTestSuite(t *testing.T, pairs ...testPair) (*Suite, error) {
 				t.Fatal(err)
 			}
 			files["repos/"+repo+".fi"] = string(data)
-			doc.Repositories[repo] = RepoDoc{FastExport: "repos/" + repo + ".fi"}
+			doc.Repositories[repo] = suite.RepoDoc{FastExport: "repos/" + repo + ".fi"}
 		}
 		doc.Pairs = append(doc.Pairs, pairDoc(p, repo, files))
 	}
@@ -96,20 +99,25 @@ func tryWriteTestSuite(t *testing.T, pairs ...testPair) (*Suite, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files[SuiteFile] = string(manifest)
+	files[suite.SuiteFile] = string(manifest)
 	writeFiles(t, dir, files)
-	return Load(dir, LoadOptions{})
+	return suite.Load(dir, suite.LoadOptions{})
 }
 
 // pairDoc is p's entry in tender.yaml; its files are added to files.
-func pairDoc(p testPair, repo string, files map[string]string) PairDoc {
+func pairDoc(p testPair, repo string, files map[string]string) suite.PairDoc {
 	dir := "pairs/" + p.id
-	d := PairDoc{ID: p.id, Repository: repo, BaseCommit: p.base, Issue: dir + "/issue.md", Patch: dir + "/patch.diff", Expect: p.expect}
+	d := suite.PairDoc{ID: p.id, Repository: repo, BaseCommit: p.base, Issue: dir + "/issue.md",
+		Patch: dir + "/patch.diff", Expect: p.expect}
 	files[d.Issue] = "Fix the bug in " + p.id + ".\n"
 	files[d.Patch] = p.patch
 	if p.testPatch != "" {
 		d.TestPatch = dir + "/test.diff"
 		files[d.TestPatch] = p.testPatch
+	}
+	if p.reference != "" {
+		d.ReferencePatch = dir + "/reference.diff"
+		files[d.ReferencePatch] = p.reference
 	}
 	if len(p.assets) > 0 {
 		d.Assets = dir + "/assets"

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -50,7 +51,8 @@ type ValidateOptions struct {
 // ValidateInstances checks the suite's own instances in verifiers, as SWE-bench validates its
 // datasets. Pairs that differ only in their candidate patch are one instance and are checked
 // once. Pairs without a reference patch are reported as such.
-func ValidateInstances(ctx context.Context, s *Suite, opts Options, vo ValidateOptions) ([]InstanceReport, error) {
+func ValidateInstances(ctx context.Context, s *suite.Suite, opts Options,
+	vo ValidateOptions) ([]InstanceReport, error) {
 	if opts.Concurrency <= 0 {
 		return nil, fmt.Errorf("concurrency must be at least 1, got %d", opts.Concurrency)
 	}
@@ -61,7 +63,7 @@ func ValidateInstances(ctx context.Context, s *Suite, opts Options, vo ValidateO
 		return nil, err
 	}
 	defer repos.close()
-	first := map[string]*Pair{} // instance key -> the pair checked for it
+	first := map[string]*suite.Pair{} // instance key -> the pair checked for it
 	for _, p := range pairs {
 		if _, seen := first[instanceKey(p)]; !seen {
 			first[instanceKey(p)] = p
@@ -106,13 +108,14 @@ func ValidateInstances(ctx context.Context, s *Suite, opts Options, vo ValidateO
 }
 
 // instanceKey is everything that defines an instance, apart from the candidate's patch.
-func instanceKey(p *Pair) string {
+func instanceKey(p *suite.Pair) string {
 	doc, _ := json.Marshal([]any{p.Repository, p.BaseCommit, p.Digests.TestPatch, p.Digests.Assets,
 		sha(p.ReferencePatch), p.FailToPass, p.PassToPass, p.Environment})
 	return sha(doc)
 }
 
-func validatePair(ctx context.Context, s *Suite, p *Pair, repos *repoSet, opts Options, repeat int) InstanceReport {
+func validatePair(ctx context.Context, s *suite.Suite, p *suite.Pair, repos *repoSet, opts Options,
+	repeat int) InstanceReport {
 	r := InstanceReport{ID: p.ID}
 	pl := &pipeline{suite: s, pair: p, repo: repos.get(p.Repository), opts: opts}
 	defer pl.cleanup()
@@ -123,7 +126,7 @@ func validatePair(ctx context.Context, s *Suite, p *Pair, repos *repoSet, opts O
 	if err := pl.prepareTestPatch(); err != nil {
 		return r.fail("base: " + err.Error())
 	}
-	if s.VerifierFor(p).Runner == RunnerPytest {
+	if s.VerifierFor(p).Runner == suite.RunnerPytest {
 		if !validateCollection(ctx, pl, &r) {
 			return r
 		}
@@ -220,7 +223,8 @@ func validateBase(ctx context.Context, pl *pipeline) []string {
 
 // validateReference grades the reference patch as if it were the candidate, repeat times: it
 // must resolve every time. Outcomes that differ between runs make the instance unstable.
-func validateReference(ctx context.Context, s *Suite, p *Pair, repos *repoSet, opts Options, repeat int, r *InstanceReport) {
+func validateReference(ctx context.Context, s *suite.Suite, p *suite.Pair, repos *repoSet, opts Options, repeat int,
+	r *InstanceReport) {
 	outcomes := map[string]map[report.TestStatus]int{} // test -> status -> runs
 	var failed []string
 	for i := range repeat {

@@ -26,7 +26,7 @@ func writeShardDir(t *testing.T, r Results, extra map[string]string) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteOutputs(dir, r); err != nil {
+	if err := WriteOutputs(dir, r, SWEBenchOutputs{}); err != nil {
 		t.Fatal(err)
 	}
 	files := map[string]string{}
@@ -125,7 +125,7 @@ func TestMergeIsTheUnshardedBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	m, err := plan.Write(context.Background(), out, key, clock)
+	m, err := plan.Write(context.Background(), out, SWEBenchOutputs{}, key, clock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +272,7 @@ func TestMergeWriteRefuses(t *testing.T) {
 			if tc.ctx != nil {
 				ctx = tc.ctx()
 			}
-			_, err = plan.Write(ctx, out, nil, clock)
+			_, err = plan.Write(ctx, out, SWEBenchOutputs{}, nil, clock)
 			if err == nil || (tc.is != nil && !errors.Is(err, tc.is)) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Write = %v; want an error wrapping %v that names %q", err, tc.is, tc.want)
 			}

@@ -17,10 +17,11 @@ import (
 )
 
 // Write copies each shard's per-pair files into out, which must exist and be empty, writes
-// the batch outputs of the whole, and seals them with key (nil: unsigned) at now. A file
+// the batch outputs of the whole (with swe's SWE-bench part), and seals them with key (nil:
+// unsigned) at now. A file
 // that no longer has the digest its shard's verified envelope lists is refused (it changed
 // after the shard verified), and nothing is overwritten.
-func (m *ShardMerge) Write(ctx context.Context, out string, key ed25519.PrivateKey,
+func (m *ShardMerge) Write(ctx context.Context, out string, swe SWEBenchOutputs, key ed25519.PrivateKey,
 	now time.Time) (*bundle.Manifest, error) {
 	for _, s := range m.shards {
 		if err := ctx.Err(); err != nil {
@@ -30,7 +31,7 @@ func (m *ShardMerge) Write(ctx context.Context, out string, key ed25519.PrivateK
 			return nil, err
 		}
 	}
-	if err := WriteOutputs(out, m.Results); err != nil {
+	if err := WriteOutputs(out, m.Results, swe); err != nil {
 		return nil, err
 	}
 	man, err := bundle.Seal(out, mergedInputs(m.shards), key, now)

@@ -75,7 +75,7 @@ func fixtureResults() Results {
 
 func TestWriteOutputsGolden(t *testing.T) {
 	dir := t.TempDir()
-	if err := WriteOutputs(dir, fixtureResults()); err != nil {
+	if err := WriteOutputs(dir, fixtureResults(), SWEBenchOutputs{}); err != nil {
 		t.Fatal(err)
 	}
 	var written []string
@@ -86,10 +86,7 @@ func TestWriteOutputsGolden(t *testing.T) {
 		}
 		return err
 	})
-	want := []string{
-		"pairs/evil-paths/report.json", "pairs/gold-fix/report.json", "pairs/skip-p2p/report.json",
-		"pairs/wrong-fix/report.json", "results.json", "summary.md", "swebench-summary.json", "tender-results.xml",
-	}
+	want := []string{"results.json", "summary.md", "tender-results.xml"} // SWE-bench's: grader/swebench
 	if diff := cmp.Diff(want, written); diff != "" {
 		t.Fatalf("files (-want +got):\n%s", diff)
 	}
@@ -107,11 +104,11 @@ func TestWriteOutputsGolden(t *testing.T) {
 func TestWriteOutputsIsDeterministic(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
 	r := fixtureResults()
-	if err := WriteOutputs(a, r); err != nil {
+	if err := WriteOutputs(a, r, sweMarkers()); err != nil {
 		t.Fatal(err)
 	}
 	slices.Reverse(r.Pairs)
-	if err := WriteOutputs(b, r); err != nil {
+	if err := WriteOutputs(b, r, sweMarkers()); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{ResultsJSON, SWEBenchSummary, TenderJUnit, SummaryMarkdown} {
@@ -124,8 +121,8 @@ func TestWriteOutputsIsDeterministic(t *testing.T) {
 }
 
 func TestSummaryTruncatedGolden(t *testing.T) {
-	out := summaryMarkdown(normalized(fixtureResults()), 2600)
-	if len(out) > 2600 || !strings.Contains(string(out), "**Truncated:** this summary shows 4 of 6 pairs") {
+	out := summaryMarkdown(normalized(fixtureResults()), 2600, sweView{})
+	if len(out) > 2600 || !strings.Contains(string(out), "**Truncated:** this summary shows 5 of 6 pairs") {
 		t.Errorf("%d bytes, want a truncation note under 2600:\n%s", len(out), out)
 	}
 	golden.Check(t, "outputs/summary-truncated.md.golden", out)
@@ -137,7 +134,7 @@ func TestSummaryCap(t *testing.T) {
 		r.Pairs = append(r.Pairs, PairResult{ID: fmt.Sprintf("pair-%05d", i), Verdict: Unresolved,
 			Reasons: []Reason{{Code: CodeTestFailed, Detail: strings.Repeat("<&>|", 200)}}})
 	}
-	out := summaryMarkdown(normalized(r), SummaryMaxBytes)
+	out := summaryMarkdown(normalized(r), SummaryMaxBytes, sweView{})
 	if len(out) > SummaryMaxBytes {
 		t.Errorf("summary is %d bytes, over the %d cap", len(out), SummaryMaxBytes)
 	}
@@ -149,7 +146,7 @@ func TestSummaryCap(t *testing.T) {
 // TestSummaryEscapesUntrustedText plants Markdown and HTML in a reason and checks none of it
 // is live in summary.md: no raw tag, no link or image syntax, no cell break, no new line.
 func TestSummaryEscapesUntrustedText(t *testing.T) {
-	out := string(summaryMarkdown(normalized(fixtureResults()), SummaryMaxBytes))
+	out := string(summaryMarkdown(normalized(fixtureResults()), SummaryMaxBytes, sweView{}))
 	row := ""
 	for line := range strings.SplitSeq(out, "\n") {
 		if strings.HasPrefix(line, "| evil") {
@@ -242,7 +239,7 @@ func TestWriteOutputsRefusesUnsafeIDs(t *testing.T) {
 			dir := filepath.Join(parent, "out")
 			os.Mkdir(dir, 0o755)
 			r := Results{Pairs: []PairResult{{ID: id, Verdict: Unresolved, Checks: []Check{{Name: "target"}}}}}
-			if err := WriteOutputs(dir, r); !errors.Is(err, ErrUnsafePairID) {
+			if err := WriteOutputs(dir, r, sweMarkers()); !errors.Is(err, ErrUnsafePairID) {
 				t.Fatalf("WriteOutputs = %v, want ErrUnsafePairID", err)
 			}
 			entries, _ := os.ReadDir(dir)
@@ -253,18 +250,6 @@ func TestWriteOutputsRefusesUnsafeIDs(t *testing.T) {
 				t.Error("report.json written outside the output directory")
 			}
 		})
-	}
-}
-
-func TestMakeSWEBenchRunReportCounts(t *testing.T) {
-	rep := MakeSWEBenchRunReport(normalized(fixtureResults()))
-	got := []int{rep.TotalInstances, rep.SubmittedInstances, rep.CompletedInstances, rep.ResolvedInstances,
-		rep.UnresolvedInstances, rep.EmptyPatchInstances, rep.ErrorInstances}
-	if diff := cmp.Diff([]int{6, 6, 4, 1, 3, 1, 1}, got); diff != "" {
-		t.Errorf("counts (-want +got):\n%s", diff)
-	}
-	if rep.CompletedInstances != rep.ResolvedInstances+rep.UnresolvedInstances {
-		t.Error("completed != resolved + unresolved")
 	}
 }
 
@@ -280,11 +265,137 @@ func TestSummarySkipsARowThatDoesNotFit(t *testing.T) {
 	if cell := reasonsCell(big.Reasons); len(cell) > maxReasonsCell+40 || !strings.Contains(cell, "more") {
 		t.Errorf("reasons cell of %d bytes: %.80q…", len(cell), cell)
 	}
-	full := string(summaryMarkdown(normalized(r), SummaryMaxBytes))
+	full := string(summaryMarkdown(normalized(r), SummaryMaxBytes, sweView{}))
 	limit := strings.Index(full, "| aaa-huge") + 1000 // room for the head and little else
-	out := string(summaryMarkdown(normalized(r), limit+summaryReserve))
+	out := string(summaryMarkdown(normalized(r), limit+summaryReserve, sweView{}))
 	// aaa-huge sorts first (an error); rows after it must still be there.
 	if strings.Contains(out, "aaa-huge") || !strings.Contains(out, "| infra\\-down") || !strings.Contains(out, "| empty |") {
 		t.Errorf("want the huge row left out and the smaller ones kept:\n%s", out)
+	}
+}
+
+// sweMarkers stands in for grader/swebench's outputs, which report must not import: each part
+// says what it is, every pair with a check gets a report, and the grade is the verdict, so a
+// test sees where WriteOutputs put each part and what summary.md made of it.
+func sweMarkers() SWEBenchOutputs {
+	return SWEBenchOutputs{
+		Summary: func(r Results) ([]byte, error) { return fmt.Appendf(nil, "summary of %d pairs\n", len(r.Pairs)), nil },
+		Report: func(p PairResult) ([]byte, error) {
+			if len(p.Checks) == 0 {
+				return nil, nil
+			}
+			return []byte("report of " + p.ID + "\n"), nil
+		},
+		Grade: func(p PairResult) string {
+			if len(p.Checks) == 0 {
+				return ""
+			}
+			return "graded " + string(p.Verdict)
+		},
+	}
+}
+
+// TestWriteOutputsPlacesSWEBenchOutputs: the SWE-bench parts go where the layout puts them,
+// summary.md links a pair's report.json only when it has one, shows the grade escaped, and
+// shows "—" where there is none; a part that fails stops the outputs with its error.
+func TestWriteOutputsPlacesSWEBenchOutputs(t *testing.T) {
+	dir := t.TempDir()
+	r := fixtureResults()
+	if err := WriteOutputs(dir, r, sweMarkers()); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, SWEBenchSummary)); string(got) != "summary of 6 pairs\n" {
+		t.Errorf("%s = %q", SWEBenchSummary, got)
+	}
+	for _, p := range r.Pairs {
+		got, err := os.ReadFile(filepath.Join(dir, PairDir(p.ID), PairReport))
+		if want := len(p.Checks) > 0; want != (err == nil) || want && string(got) != "report of "+p.ID+"\n" {
+			t.Errorf("%s: report.json %q (%v); want one only for a pair with checks", p.ID, got, err)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(dir, SummaryMarkdown))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| gold\\-fix | resolved | resolved (met) | graded resolved |",
+		"[report.json](pairs/gold-fix/report.json)",
+		"| empty | unresolved |  | — |",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("summary.md lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(string(md), "pairs/infra-down/report.json") {
+		t.Error("summary.md links a report.json the pair does not have")
+	}
+	bad := sweMarkers()
+	bad.Summary = func(Results) ([]byte, error) { return nil, errors.New("cannot encode") }
+	if err := WriteOutputs(t.TempDir(), r, bad); err == nil || err.Error() != "cannot encode" {
+		t.Errorf("a failing summary: WriteOutputs = %v, want its error", err)
+	}
+}
+
+// TestSummaryNamesInstancesThatAreNotPairs: the instances of an imported file that are not
+// pairs are named in summary.md, each list with what it means.
+func TestSummaryNamesInstancesThatAreNotPairs(t *testing.T) {
+	r := fixtureResults()
+	r.NoPrediction = []string{"no-pred-b", "no-pred-a"}
+	r.NotImported = []string{"skipped-1"}
+	r = normalized(r)
+	sum := string(summaryMarkdown(r, SummaryMaxBytes, sweView{}))
+	for _, want := range []string{
+		"2 instance(s) without a prediction (incomplete)**, not graded: no\\-pred\\-a\\, no\\-pred\\-b",
+		"1 instance(s) skipped by the import (error)**, not graded: skipped\\-1"} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("summary.md lacks %q", want)
+		}
+	}
+}
+
+var reLink = regexp.MustCompile(`\]\(([^)]+)\)`)
+
+// TestSummaryLinksExist: every link in summary.md points to a file or directory of the
+// bundle, so a pair that wrote nothing (an empty patch, an error before any verifier) gets
+// no link.
+func TestSummaryLinksExist(t *testing.T) {
+	dir := t.TempDir()
+	r := fixtureResults()
+	for i := range r.Pairs {
+		for j, c := range r.Pairs[i].Checks {
+			if c.LogFile != "" { // as the grader writes each check's log
+				c.LogFile = CheckLog(r.Pairs[i].ID, c.Name)
+				r.Pairs[i].Checks[j] = c
+				must(t, os.MkdirAll(filepath.Join(dir, PairDir(r.Pairs[i].ID)), 0o755))
+				must(t, os.WriteFile(filepath.Join(dir, filepath.FromSlash(c.LogFile)), []byte("log\n"), 0o644))
+			}
+		}
+	}
+	if err := WriteOutputs(dir, r, sweMarkers()); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, SummaryMarkdown))
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := reLink.FindAllStringSubmatch(string(md), -1)
+	if len(links) == 0 {
+		t.Fatal("summary.md has no links")
+	}
+	for _, l := range links {
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(l[1]))); err != nil {
+			t.Errorf("summary.md links to %s, which the bundle does not hold", l[1])
+		}
+	}
+	if !strings.Contains(string(md), "| empty | unresolved |  | — | empty\\_patch") ||
+		strings.Contains(string(md), "pairs/empty/") {
+		t.Errorf("the empty-patch row must have no link:\n%s", md)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

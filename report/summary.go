@@ -27,7 +27,7 @@ var verdictOrder = []Verdict{Resolved, Unresolved, IntegrityViolation, Error}
 // that is not Tender's own (reason details, codes, names from the suite) is escaped, so a
 // candidate's path cannot inject Markdown or HTML. The output stays under limit bytes; rows
 // that do not fit are left out with a note saying how many.
-func summaryMarkdown(r Results, limit int) []byte {
+func summaryMarkdown(r Results, limit int, swe sweView) []byte {
 	var b strings.Builder
 	writeSummaryHead(&b, r)
 	rows := slices.Clone(r.Pairs)
@@ -38,7 +38,7 @@ func summaryMarkdown(r Results, limit int) []byte {
 	for _, p := range rows {
 		// A row that does not fit is left out, and the table goes on: a smaller row after it
 		// may fit. (A candidate decides how long its own row's reasons are.)
-		row := pairRow(p)
+		row := pairRow(p, swe)
 		if b.Len()+len(row) > limit-summaryReserve {
 			continue
 		}
@@ -128,17 +128,24 @@ func writeCounts(b *strings.Builder, r Results) {
 	b.WriteString("```\n\n")
 }
 
-func pairRow(p PairResult) string {
+// sweView is what summary.md shows of the SWE-bench outputs: SWE-bench's grade of each pair
+// and which pairs have a report.json.
+type sweView struct {
+	grade   func(PairResult) string
+	reports map[string]bool
+}
+
+func pairRow(p PairResult, swe sweView) string {
 	dir := PairDir(p.ID) + "/"
 	files := "—"
 	switch {
-	case swebenchCompleted(p):
+	case swe.reports[p.ID]:
 		files = fmt.Sprintf("[files](%s) · [report.json](%s%s)", dir, dir, PairReport)
 	case pairHasLogs(p):
 		files = fmt.Sprintf("[files](%s)", dir)
 	}
 	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s |\n",
-		mdText(p.ID, maxCell), mdText(string(p.Verdict), 40), expectCell(p), sweCell(p),
+		mdText(p.ID, maxCell), mdText(string(p.Verdict), 40), expectCell(p), swe.cell(p),
 		reasonsCell(p.Reasons), duration(p.DurationMillis), files)
 }
 
@@ -164,13 +171,15 @@ func expectCell(p PairResult) string {
 	return mdText(string(p.Expect), 40) + " (" + mark + ")"
 }
 
-// sweCell is what SWE-bench's rules make of the pair's test statuses; "—" when nothing ran.
-func sweCell(p PairResult) string {
-	if !swebenchCompleted(p) || len(p.Checks) == 0 {
+// cell is SWE-bench's grade of the pair's run; "—" when it has none.
+func (v sweView) cell(p PairResult) string {
+	if v.grade == nil {
 		return "—"
 	}
-	res, _ := SWEBenchResolution(p.FailToPass, p.PassToPass, MergedTests(p))
-	return strings.TrimPrefix(string(res), "RESOLVED_")
+	if g := v.grade(p); g != "" {
+		return mdText(g, 40)
+	}
+	return "—"
 }
 
 func reasonsCell(rs []Reason) string {

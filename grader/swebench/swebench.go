@@ -1,6 +1,13 @@
-// Package swebench reads SWE-bench instances and predictions and turns them into a Tender
-// suite. It never runs anything: the records are data, and every field is validated before a
-// file is written.
+// Package swebench owns Tender's SWE-bench interop: it reads SWE-bench instances and
+// predictions, and Import turns them into a self-contained suite (grader/suite's format), each
+// repository vendored as a git bundle and each instance in the environment an --env spec gives
+// its repository and version. After grading, it makes SWE-bench's files of a bundle
+// (Outputs): swebench-summary.json as make_run_report writes it, each pair's report.json, and
+// SWE-bench's grade of each pair's run (Resolution), which report lays out and writes.
+//
+// It never runs a verifier or any candidate code: the records are data, every field is checked
+// before a file is written, git runs only through gitsafe on private snapshots of the
+// operator's clones, and a failed import leaves nothing behind.
 package swebench
 
 import (
@@ -117,11 +124,12 @@ func ReadInstances(r io.Reader) (good []Instance, bad []*RecordError, err error)
 		var idOnly struct {
 			InstanceID string `json:"instance_id"`
 		}
+		id := "" // the record's id only when it is usable: an import lists it, and writes it in the suite
 		if json.Unmarshal(raw, &idOnly) == nil && report.ValidID(idOnly.InstanceID) {
-			in.InstanceID = idOnly.InstanceID
+			id = idOnly.InstanceID
 		}
 		fail := func(e error) error {
-			bad = append(bad, &RecordError{N: n, ID: in.InstanceID, Err: e})
+			bad = append(bad, &RecordError{N: n, ID: id, Err: e})
 			return nil
 		}
 		if err := json.Unmarshal(raw, &in); err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/grader/swebench"
 	"github.com/tender-grader/tender/report/bundle"
 	"github.com/tender-grader/tender/sandbox"
@@ -135,9 +136,9 @@ func parseRepoFlags(flags []string) (map[string]string, error) {
 }
 
 // loadSuite loads a suite, mapping suite errors to exit code 2.
-func loadSuite(dir string, repos map[string]string) (*grader.Suite, error) {
-	s, err := grader.Load(dir, grader.LoadOptions{Repos: repos})
-	if errors.Is(err, grader.ErrBadSuite) {
+func loadSuite(dir string, repos map[string]string) (*suite.Suite, error) {
+	s, err := suite.Load(dir, suite.LoadOptions{Repos: repos})
+	if errors.Is(err, suite.ErrBadSuite) {
 		return nil, withCode(exitUsage, err)
 	}
 	return s, err
@@ -161,7 +162,8 @@ func signingKey(inv *invocation, file string) (ed25519.PrivateKey, error) {
 // openBackend opens the verifier backend: Docker by default, the local one only when trusted.
 // With Docker, every image that pairs (the ones this run grades: a shard's) run in is ready, or
 // marked failed, on return; another shard's environments are not built.
-func openBackend(ctx context.Context, inv *invocation, trustLocal bool, s *grader.Suite, pairs []*grader.Pair) (sandbox.Backend, error) {
+func openBackend(ctx context.Context, inv *invocation, trustLocal bool, s *suite.Suite,
+	pairs []*suite.Pair) (sandbox.Backend, error) {
 	sweepScratch(inv)
 	if trustLocal {
 		fmt.Fprintln(inv.Stderr, "tender: --trust-local-execution: verifiers run as local subprocesses. local backend: not isolated")

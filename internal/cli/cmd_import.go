@@ -8,7 +8,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/grader/suite"
+	"github.com/tender-grader/tender/grader/swebench"
 )
 
 const importUsage = "import swebench --instances I.jsonl [--predictions P.jsonl] [--env SPEC.yaml] [--keep-going] --repo OWNER__NAME=PATH... --out DIR [--name NAME]"
@@ -37,7 +38,7 @@ func cmdImport(ctx context.Context, inv *invocation, args []string) error {
 	if err := checkImportOut(*out); err != nil {
 		return err
 	}
-	o := grader.ImportOptions{Repos: repos, Out: *out, Name: *name, KeepGoing: *keepGoing, EnvFile: *envFile,
+	o := swebench.ImportOptions{Repos: repos, Out: *out, Name: *name, KeepGoing: *keepGoing, EnvFile: *envFile,
 		Progress: func(msg string) { fmt.Fprintf(inv.Stderr, "import: %s\n", msg) }}
 	var closers []io.Closer
 	defer func() {
@@ -59,7 +60,7 @@ func cmdImport(ctx context.Context, inv *invocation, args []string) error {
 		closers = append(closers, f)
 		*in.dst = f
 	}
-	sum, err := grader.ImportSWEBench(ctx, o)
+	sum, err := swebench.Import(ctx, o)
 	for _, line := range sum.Failed {
 		verb := "cannot import"
 		if *keepGoing && err == nil {
@@ -67,7 +68,7 @@ func cmdImport(ctx context.Context, inv *invocation, args []string) error {
 		}
 		fmt.Fprintf(inv.Stderr, "%s %s\n", verb, line)
 	}
-	if errors.Is(err, grader.ErrBadSuite) {
+	if errors.Is(err, suite.ErrBadSuite) {
 		return withCode(exitUsage, err)
 	}
 	if err != nil {
@@ -95,7 +96,7 @@ func checkImportOut(out string) error {
 	return nil
 }
 
-func printImportSummary(w io.Writer, out string, sum grader.ImportSummary) {
+func printImportSummary(w io.Writer, out string, sum swebench.ImportSummary) {
 	fmt.Fprintf(w, "wrote suite %s: %d pair(s)", out, sum.Pairs)
 	if sum.Model != "" {
 		fmt.Fprintf(w, " of model %s", sum.Model)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/tender-grader/tender/grader/swebench"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -43,7 +44,7 @@ func cmdMerge(ctx context.Context, inv *invocation, args []string) error {
 	if err := prepareMergeOut(*out); err != nil {
 		return err
 	}
-	m, err := plan.Write(ctx, *out, key, time.Now())
+	m, err := plan.Write(ctx, *out, swebench.Outputs(), key, time.Now())
 	if errors.Is(err, report.ErrShards) {
 		return withCode(exitUsage, err)
 	}

@@ -7,7 +7,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/internal/scratch"
 	"github.com/tender-grader/tender/report/bundle"
 	"github.com/tender-grader/tender/sandbox"
@@ -88,7 +88,7 @@ func buildSuiteImages(ctx context.Context, inv *invocation, dir string, repoFlag
 	if err != nil {
 		return err
 	}
-	var envs []*grader.Environment
+	var envs []*suite.Environment
 	for _, name := range slices.Sorted(maps.Keys(s.Environments)) {
 		envs = append(envs, s.Environments[name])
 	}

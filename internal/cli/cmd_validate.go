@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -57,15 +58,16 @@ func cmdValidate(ctx context.Context, inv *invocation, args []string) error {
 
 // printSuspectIDs names, per pair, the test IDs that look cut at a space: each is resolved
 // against the base collection before any check.
-func printSuspectIDs(inv *invocation, s *grader.Suite) {
+func printSuspectIDs(inv *invocation, s *suite.Suite) {
 	for _, p := range s.Pairs {
-		if ids := p.SuspectIDs(); len(ids) > 0 && s.VerifierFor(p).Runner == grader.RunnerPytest {
+		if ids := p.SuspectIDs(); len(ids) > 0 && s.VerifierFor(p).Runner == suite.RunnerPytest {
 			fmt.Fprintf(inv.Stdout, "%s\n", capText(fmt.Sprintf("truncated %s: %d test ID(s) look cut at a space and are resolved against the base collection: %q", p.ID, len(ids), ids), 300))
 		}
 	}
 }
 
-func validateRun(ctx context.Context, inv *invocation, s *grader.Suite, trustLocal bool, outPath string, repeat int) error {
+func validateRun(ctx context.Context, inv *invocation, s *suite.Suite, trustLocal bool, outPath string,
+	repeat int) error {
 	var out *outDir
 	if outPath != "" {
 		var err error
@@ -135,7 +137,7 @@ func printInstances(inv *invocation, reports []grader.InstanceReport, out *outDi
 }
 
 // writeValidation writes DIR/validation.json: every instance with all its problems.
-func writeValidation(dir string, s *grader.Suite, start time.Time, repeat int, reports []grader.InstanceReport) error {
+func writeValidation(dir string, s *suite.Suite, start time.Time, repeat int, reports []grader.InstanceReport) error {
 	doc := map[string]any{"suite": s.Name, "suite_version": s.Version, "suite_digest": s.Digest, "started": start,
 		"finished": time.Now(), "repeat": repeat, "instances": reports}
 	data, err := json.MarshalIndent(doc, "", "  ")

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/sandbox"
 	"github.com/tender-grader/tender/sandbox/docker"
 )
@@ -46,7 +46,8 @@ func (o mirrorOptions) apply(r sandbox.Recipe) sandbox.Recipe {
 // prepareEnvironments makes the image of each environment once, before any pair runs, and
 // pins the environment to the image's ID. An environment whose image cannot be made is
 // marked failed: its pairs are graded error (verifier_failed), and the others go on.
-func prepareEnvironments(ctx context.Context, w io.Writer, d *docker.Backend, s *grader.Suite, envs []*grader.Environment, o mirrorOptions) (failed int) {
+func prepareEnvironments(ctx context.Context, w io.Writer, d *docker.Backend, s *suite.Suite, envs []*suite.Environment,
+	o mirrorOptions) (failed int) {
 	for i, env := range envs {
 		start := time.Now()
 		fmt.Fprintf(w, "tender: environment %d/%d %s (%s): image %s\n", i+1, len(envs), env.Name, env.Kind, env.Ref)
@@ -63,11 +64,12 @@ func prepareEnvironments(ctx context.Context, w io.Writer, d *docker.Backend, s 
 	return failed
 }
 
-func ensureEnvironment(ctx context.Context, d *docker.Backend, s *grader.Suite, env *grader.Environment, o mirrorOptions, w io.Writer) (string, error) {
+func ensureEnvironment(ctx context.Context, d *docker.Backend, s *suite.Suite, env *suite.Environment, o mirrorOptions,
+	w io.Writer) (string, error) {
 	switch env.Kind {
-	case grader.EnvDebian:
+	case suite.EnvDebian:
 		return d.EnsureRecipe(ctx, o.apply(env.Recipe), w)
-	case grader.EnvDockerfile:
+	case suite.EnvDockerfile:
 		return d.EnsureDockerfile(ctx, docker.DockerfileBuild{
 			Ref: env.Ref, Digest: env.Digest, ContextDir: filepath.Join(s.Dir, filepath.FromSlash(env.Context)),
 			Dockerfile: strings.TrimPrefix(env.Dockerfile, env.Context+"/"),
@@ -77,7 +79,7 @@ func ensureEnvironment(ctx context.Context, d *docker.Backend, s *grader.Suite, 
 }
 
 // needsSuiteImage reports whether some of pairs runs in the suite's own verifier image.
-func needsSuiteImage(pairs []*grader.Pair) bool {
+func needsSuiteImage(pairs []*suite.Pair) bool {
 	for _, p := range pairs {
 		if p.Environment == "" {
 			return true

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/github"
 )
@@ -78,27 +78,28 @@ var coinF2P = []string{"tests/test_formatting.py::test_format_number_negative_in
 // its pass_to_pass list, and the coin-fix attack. policy is the suite's flaky: key.
 func flakySuite(t *testing.T, policy string) string {
 	t.Helper()
-	suite := copyDir(t, repoRoot+"/fixtures/demo")
+	suiteDir := copyDir(t, repoRoot+"/fixtures/demo")
 	clone := demoClone(t)
-	gitIn(t, clone, "", "apply", filepath.Join(suite, "shared", "test.diff"))
+	gitIn(t, clone, "", "apply", filepath.Join(suiteDir, "shared", "test.diff"))
 	writeFiles(t, clone, map[string]string{"tests/test_flaky.py": coinTests})
 	gitIn(t, clone, "", "add", "-A")
-	mustWrite(t, filepath.Join(suite, "shared", "test-flaky.diff"), gitIn(t, clone, "", "diff", "--cached", "--full-index"))
+	mustWrite(t, filepath.Join(suiteDir, "shared", "test-flaky.diff"),
+		gitIn(t, clone, "", "diff", "--cached", "--full-index"))
 	gitIn(t, clone, "", "reset", "-q", "--hard", demoBase)
 	writeFiles(t, clone, map[string]string{"calc/formatting.py": coinFix})
-	mustWrite(t, filepath.Join(suite, "pairs", "coin-fix", "patch.diff"), gitIn(t, clone, "", "diff", "--full-index"))
+	mustWrite(t, filepath.Join(suiteDir, "pairs", "coin-fix", "patch.diff"), gitIn(t, clone, "", "diff", "--full-index"))
 
-	doc := readSuiteDoc(t, suite)
-	i := slices.IndexFunc(doc.Pairs, func(p grader.PairDoc) bool { return p.ID == "gold-fix" })
+	doc := readSuiteDoc(t, suiteDir)
+	i := slices.IndexFunc(doc.Pairs, func(p suite.PairDoc) bool { return p.ID == "gold-fix" })
 	gold := doc.Pairs[i]
 	gold.ID, gold.Expect, gold.TestPatch = "flaky-gold", "", "shared/test-flaky.diff"
 	p2p := append(slices.Clone(*gold.PassToPass), coinIDs...)
 	gold.PassToPass = &p2p
 	attack := doc.Pairs[i]
 	attack.ID, attack.Expect, attack.Patch, attack.FailToPass = "coin-fix", "", "pairs/coin-fix/patch.diff", &coinF2P
-	doc.Pairs, doc.Flaky = []grader.PairDoc{gold, attack}, policy
-	writeSuiteDoc(t, suite, doc)
-	return suite
+	doc.Pairs, doc.Flaky = []suite.PairDoc{gold, attack}, policy
+	writeSuiteDoc(t, suiteDir, doc)
+	return suiteDir
 }
 
 // TestFlakyReruns plants a flaky pass_to_pass test and a coin-flip attack on fail_to_pass in
@@ -107,7 +108,7 @@ func flakySuite(t *testing.T, policy string) string {
 // confirmed on the base commit, dropped, and the pair resolves with a notice; the attack is
 // never resolved under either policy.
 func TestFlakyReruns(t *testing.T) {
-	for _, policy := range []string{grader.FlakyFailed, grader.FlakyExcluded} {
+	for _, policy := range []string{suite.FlakyFailed, suite.FlakyExcluded} {
 		t.Run(policy, func(t *testing.T) {
 			results, _ := gradeOK(t, flakySuite(t, policy), "--reruns", "10", "--concurrency", "2")
 			byID := map[string]report.PairResult{}
@@ -117,7 +118,7 @@ func TestFlakyReruns(t *testing.T) {
 			gold, attack := byID["flaky-gold"], byID["coin-fix"]
 			for _, id := range coinIDs {
 				want := "counts as failed"
-				if policy == grader.FlakyExcluded {
+				if policy == suite.FlakyExcluded {
 					want = "excluded from the required set"
 				}
 				if !hasFlaky(gold, id+" is flaky", want) {
@@ -132,7 +133,7 @@ func TestFlakyReruns(t *testing.T) {
 			if attack.Verdict != report.Unresolved {
 				t.Errorf("coin-fix (a fail_to_pass test made flaky) is %s, want unresolved: %+v", attack.Verdict, attack.Reasons)
 			}
-			if policy == grader.FlakyFailed {
+			if policy == suite.FlakyFailed {
 				if gold.Verdict != report.Unresolved || !slices.Contains(report.DistinctCodes(gold.Reasons), string(report.CodeTestFailed)) {
 					t.Errorf("flaky-gold under flaky: failed is %s, want unresolved with test_failed: %+v", gold.Verdict, gold.Reasons)
 				}

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -24,7 +25,7 @@ type outDir struct {
 func (o *outDir) Close() error { return o.lock.Close() }
 
 // openOut makes a new run's directory, or takes over a resumed one.
-func openOut(inv *invocation, f gradeFlags, s *grader.Suite, shard grader.Shard) (*outDir, error) {
+func openOut(inv *invocation, f gradeFlags, s *suite.Suite, shard grader.Shard) (*outDir, error) {
 	if f.resume == "" {
 		return newOut(f.out)
 	}
@@ -98,7 +99,7 @@ func pathErrText(err error) string {
 
 // sameSuite refuses to resume, and so to set aside every record of, a directory that another
 // suite wrote: the wrong SUITE given to --resume must not cost a finished bundle.
-func sameSuite(dir string, s *grader.Suite, recs []report.PairResult) error {
+func sameSuite(dir string, s *suite.Suite, recs []report.PairResult) error {
 	if res, err := report.ReadResultsJSON(dir); err == nil && res.Suite != s.Name {
 		return usageError("--resume %s holds a bundle of suite %s, not %s; give the suite it graded", dir, res.Suite, s.Name)
 	}
@@ -119,7 +120,7 @@ func sameSuite(dir string, s *grader.Suite, recs []report.PairResult) error {
 
 // resumeOut locks an earlier run's directory and keeps, of its records, those the resumed run
 // can stand behind (grader.Resume), rebuilding the directory around them.
-func resumeOut(inv *invocation, dir string, s *grader.Suite, shard grader.Shard) (*outDir, error) {
+func resumeOut(inv *invocation, dir string, s *suite.Suite, shard grader.Shard) (*outDir, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, usageError("--resume %s is not a directory; give the --out of an earlier grade", dir)
 	}
@@ -139,7 +140,7 @@ func resumeOut(inv *invocation, dir string, s *grader.Suite, shard grader.Shard)
 	return &outDir{path: dir, lock: lock, skip: skip}, nil
 }
 
-func keepForResume(inv *invocation, dir string, s *grader.Suite, shard grader.Shard) ([]report.PairResult, error) {
+func keepForResume(inv *invocation, dir string, s *suite.Suite, shard grader.Shard) ([]report.PairResult, error) {
 	recs, bad, err := report.ReadRecords(filepath.Join(dir, report.ResultsJSONL))
 	if err != nil {
 		return nil, usageError("--resume %s: %s; give the --out of an earlier grade", dir, pathErrText(err))

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/grader/suite"
+	"github.com/tender-grader/tender/grader/swebench"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/bundle"
 	"github.com/tender-grader/tender/sandbox"
@@ -22,7 +24,7 @@ import (
 // bundle at the end.
 type gradeRun struct {
 	inv   *invocation
-	suite *grader.Suite
+	suite *suite.Suite
 	out   *outDir
 	start time.Time
 	w     *report.ResultsWriter
@@ -154,7 +156,7 @@ func (g *gradeRun) finish(results []report.PairResult, backend sandbox.Backend, 
 	}
 	tally := report.Count(results)
 	res.Counts = tally.Verdicts
-	if err := report.WriteOutputs(g.out.path, res); err != nil {
+	if err := report.WriteOutputs(g.out.path, res, swebench.Outputs()); err != nil {
 		g.resumeHint(context.Background(), err)
 		return err
 	}
@@ -185,7 +187,7 @@ func (g *gradeRun) inputs(backend sandbox.Backend, shard grader.Shard, results [
 	for path, sum := range g.suite.Files {
 		in.Files["suite/"+path] = sum
 	}
-	pairs := map[string]*grader.Pair{}
+	pairs := map[string]*suite.Pair{}
 	for _, p := range g.suite.Pairs {
 		pairs[p.ID] = p
 	}

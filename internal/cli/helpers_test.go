@@ -15,7 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -224,22 +224,22 @@ func runTender(t *testing.T, args ...string) (string, string, int) {
 }
 
 // readSuiteDoc reads a suite's tender.yaml, so a test can rewrite its pairs.
-func readSuiteDoc(t *testing.T, suite string) grader.SuiteDoc {
+func readSuiteDoc(t *testing.T, suiteDir string) suite.SuiteDoc {
 	t.Helper()
-	var doc grader.SuiteDoc
-	if err := yaml.Unmarshal([]byte(readFile(t, filepath.Join(suite, "tender.yaml"))), &doc); err != nil {
+	var doc suite.SuiteDoc
+	if err := yaml.Unmarshal([]byte(readFile(t, filepath.Join(suiteDir, "tender.yaml"))), &doc); err != nil {
 		t.Fatal(err)
 	}
 	return doc
 }
 
-func writeSuiteDoc(t *testing.T, suite string, doc grader.SuiteDoc) {
+func writeSuiteDoc(t *testing.T, suiteDir string, doc suite.SuiteDoc) {
 	t.Helper()
 	data, err := yaml.Marshal(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(suite, "tender.yaml"), data, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(suiteDir, "tender.yaml"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/grader/suite"
 )
 
 // importInstance is a demo instance whose test patch also adds calc/data.json, a file outside
@@ -79,7 +79,7 @@ func TestImportKeepGoing(t *testing.T) {
 	if !strings.Contains(stderr, "skipped acme__calc-2: base commit") {
 		t.Errorf("stderr does not name the skipped instance:\n%s", stderr)
 	}
-	s, err := grader.Load(out, grader.LoadOptions{})
+	s, err := suite.Load(out, suite.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,11 +129,11 @@ func TestImportEnvSpec(t *testing.T) {
 	if !strings.Contains(stdout, "4 pair(s) in 3 environment(s): acme__calc-0.3, acme__calc-0.4, acme__calc-any") {
 		t.Errorf("stdout:\n%s", stdout)
 	}
-	s, err := grader.Load(out, grader.LoadOptions{})
+	s, err := suite.Load(out, suite.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	byID := map[string]*grader.Pair{}
+	byID := map[string]*suite.Pair{}
 	for _, p := range s.Pairs {
 		byID[p.ID] = p
 	}
@@ -147,13 +147,14 @@ func TestImportEnvSpec(t *testing.T) {
 	if !slices.Equal(v.PythonPath, []string{"src"}) || len(v.Setup) != 1 {
 		t.Errorf("acme__calc-1 verifier: python_path %v, setup %v", v.PythonPath, v.Setup)
 	}
-	if e := s.Environments["acme__calc-0.4"]; e == nil || e.Kind != grader.EnvDockerfile || e.Dockerfile != "envs/acme__calc-0.4/Dockerfile" {
+	if e := s.Environments["acme__calc-0.4"]; e == nil || e.Kind != suite.EnvDockerfile ||
+		e.Dockerfile != "envs/acme__calc-0.4/Dockerfile" {
 		t.Errorf("dockerfile environment: %+v", e)
 	}
 	if got := readFile(t, filepath.Join(out, "envs", "acme__calc-0.4", "requirements.txt")); got != "wrapt\n" {
 		t.Errorf("build context not copied: %q", got)
 	}
-	if e := s.Environments["acme__calc-any"]; e == nil || e.Kind != grader.EnvImage {
+	if e := s.Environments["acme__calc-any"]; e == nil || e.Kind != suite.EnvImage {
 		t.Errorf("image environment: %+v", e)
 	}
 }
@@ -216,7 +217,7 @@ func TestImportInfoRefused(t *testing.T) {
 				t.Fatalf("tender.yaml lacks %q:\n%s", tc.old, manifest)
 			}
 			must(t, os.WriteFile(filepath.Join(out, "tender.yaml"), []byte(strings.Replace(manifest, tc.old, tc.new, 1)), 0o644))
-			_, err := grader.Load(out, grader.LoadOptions{})
+			_, err := suite.Load(out, suite.LoadOptions{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Load = %v, want %q", err, tc.want)
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tender-grader/tender/grader/swebench"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -72,7 +73,7 @@ func TestImportSWEBench(t *testing.T) {
 			t.Errorf("%s: verdict %s, want %s", id, got[id], v)
 		}
 	}
-	var sum report.SWEBenchRunReport
+	var sum swebench.RunReport
 	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(bundle, "swebench-summary.json"))), &sum); err != nil {
 		t.Fatal(err)
 	}

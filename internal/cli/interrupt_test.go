@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -20,22 +20,22 @@ import (
 // not apply, an empty patch, a protected path), so the batch is large but quick.
 func manyPairs(t *testing.T, n int) string {
 	t.Helper()
-	suite := copyDir(t, repoRoot+"/fixtures/demo")
-	doc := readSuiteDoc(t, suite)
-	byID := map[string]grader.PairDoc{}
+	suiteDir := copyDir(t, repoRoot+"/fixtures/demo")
+	doc := readSuiteDoc(t, suiteDir)
+	byID := map[string]suite.PairDoc{}
 	for _, p := range doc.Pairs {
 		byID[p.ID] = p
 	}
 	cycle := []string{"gold-fix", "no-apply", "empty-patch", "touches-tender", "no-apply", "wrong-fix", "empty-patch", "touches-tender", "no-apply", "empty-patch"}
-	var pairs []grader.PairDoc
+	var pairs []suite.PairDoc
 	for i := range n {
 		p := byID[cycle[i%len(cycle)]]
 		p.ID = fmt.Sprintf("p%03d-%s", i, p.ID)
 		pairs = append(pairs, p)
 	}
 	doc.Pairs = pairs
-	writeSuiteDoc(t, suite, doc)
-	return suite
+	writeSuiteDoc(t, suiteDir, doc)
+	return suiteDir
 }
 
 // TestInterruptAndResume grades a 20-pair batch (four of them run verifiers), interrupts it

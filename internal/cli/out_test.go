@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -206,9 +206,9 @@ func TestOutRemovedMidRun(t *testing.T) {
 // orderedSuite is the demo suite with the given pairs, in that order, as p0, p1, ...
 func orderedSuite(t *testing.T, kinds ...string) string {
 	t.Helper()
-	suite := copyDir(t, repoRoot+"/fixtures/demo")
-	doc := readSuiteDoc(t, suite)
-	byID := map[string]grader.PairDoc{}
+	suiteDir := copyDir(t, repoRoot+"/fixtures/demo")
+	doc := readSuiteDoc(t, suiteDir)
+	byID := map[string]suite.PairDoc{}
 	for _, p := range doc.Pairs {
 		byID[p.ID] = p
 	}
@@ -218,6 +218,6 @@ func orderedSuite(t *testing.T, kinds ...string) string {
 		p.ID = fmt.Sprintf("p%d-%s", i, k)
 		doc.Pairs = append(doc.Pairs, p)
 	}
-	writeSuiteDoc(t, suite, doc)
-	return suite
+	writeSuiteDoc(t, suiteDir, doc)
+	return suiteDir
 }

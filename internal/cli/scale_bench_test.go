@@ -13,7 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -24,15 +24,15 @@ var cheapPairs = flag.Int("cheap-pairs", 10000, "pairs graded by BenchmarkCheapP
 // no verifier starts: grading them is bookkeeping.
 func cheapSuite(tb testing.TB, n int) string {
 	tb.Helper()
-	suite := tb.TempDir()
-	if err := os.CopyFS(suite, os.DirFS(repoRoot+"/fixtures/demo")); err != nil {
+	suiteDir := tb.TempDir()
+	if err := os.CopyFS(suiteDir, os.DirFS(repoRoot+"/fixtures/demo")); err != nil {
 		tb.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(suite, "tender.yaml"))
+	data, err := os.ReadFile(filepath.Join(suiteDir, "tender.yaml"))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var doc grader.SuiteDoc
+	var doc suite.SuiteDoc
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		tb.Fatal(err)
 	}
@@ -55,10 +55,10 @@ func cheapSuite(tb testing.TB, n int) string {
 		}
 		fmt.Fprintf(&b, "- {<<: *%s, id: c%05d}\n", kind, i)
 	}
-	if err := os.WriteFile(filepath.Join(suite, "tender.yaml"), []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(suiteDir, "tender.yaml"), []byte(b.String()), 0o644); err != nil {
 		tb.Fatal(err)
 	}
-	return suite
+	return suiteDir
 }
 
 // BenchmarkCheapPairs grades 10,000 pairs (-cheap-pairs) that run nothing, end to end through run (load,

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// The loader's own rules for malformed suites are tested next to it, in grader/load_test.go.
+// The loader's own rules for malformed suites are tested next to it, in grader/suite/load_test.go.
 // Here: only how the CLI reports them.
 
 func TestValidateGoodSuite(t *testing.T) {

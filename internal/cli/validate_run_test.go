@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -87,22 +88,22 @@ const (
 )
 
 // idsSuite writes a suite of the pairs into a new directory, with the project's bundle.
-func idsSuite(t *testing.T, pairs []grader.PairDoc, files map[string]string) string {
+func idsSuite(t *testing.T, pairs []suite.PairDoc, files map[string]string) string {
 	t.Helper()
-	suite := t.TempDir()
-	base := idsRepo(t, suite)
+	suiteDir := t.TempDir()
+	base := idsRepo(t, suiteDir)
 	files["issue.md"] = "label is wrong\n"
 	files["reference.diff"] = idsReference
 	files["empty.diff"] = ""
 	files["breaker.diff"] = idsBreaker
-	writeFiles(t, suite, files)
+	writeFiles(t, suiteDir, files)
 	for i := range pairs {
 		pairs[i].Repository, pairs[i].BaseCommit, pairs[i].Issue = "proj", base, "issue.md"
 		pairs[i].ReferencePatch = "reference.diff"
 	}
-	writeSuiteDoc(t, suite, grader.SuiteDoc{Name: "ids", Version: "1",
-		Repositories: map[string]grader.RepoDoc{"proj": {Bundle: "repos/proj.bundle"}}, Pairs: pairs})
-	return suite
+	writeSuiteDoc(t, suiteDir, suite.SuiteDoc{Name: "ids", Version: "1",
+		Repositories: map[string]suite.RepoDoc{"proj": {Bundle: "repos/proj.bundle"}}, Pairs: pairs})
+	return suiteDir
 }
 
 func newModulePatch(path, content string) string {
@@ -121,7 +122,7 @@ func list(ids ...string) *[]string { return &ids }
 func TestTruncatedIDsAndBrokenEnvironments(t *testing.T) {
 	cut := "tests/test_p.py::test_x[a"
 	f2p, p2p := list(cut, "tests/test_p.py::test_x[c]"), list("tests/test_p.py::test_keep")
-	suite := idsSuite(t, []grader.PairDoc{
+	suiteDir := idsSuite(t, []suite.PairDoc{
 		{ID: "trunc-gold", Patch: "reference.diff", TestPatch: "test_p.diff", FailToPass: f2p, PassToPass: p2p, Expect: "resolved"},
 		{ID: "trunc-empty", Patch: "empty.diff", TestPatch: "test_p.diff", FailToPass: f2p, PassToPass: p2p, Expect: "unresolved"},
 		{ID: "breaks-collection", Patch: "breaker.diff", TestPatch: "test_p.diff", FailToPass: f2p, PassToPass: p2p, Expect: "unresolved"},
@@ -130,7 +131,7 @@ func TestTruncatedIDsAndBrokenEnvironments(t *testing.T) {
 	}, map[string]string{"test_p.diff": newModulePatch("tests/test_p.py", idsTestModule), "test_env.diff": newModulePatch("tests/test_env.py", idsEnvModule)})
 
 	out := filepath.Join(t.TempDir(), "out")
-	stdout, stderr, code := runTender(t, "grade", suite, "--out", out, "--concurrency", "2")
+	stdout, stderr, code := runTender(t, "grade", suiteDir, "--out", out, "--concurrency", "2")
 	if code != exitOK {
 		for _, r := range readResults(t, out).Pairs {
 			t.Logf("%s: %s %+v", r.ID, r.Verdict, r.Reasons)
@@ -146,7 +147,8 @@ func TestTruncatedIDsAndBrokenEnvironments(t *testing.T) {
 		t.Errorf("trunc-gold resolved_test_ids = %v, want %v", gold.ResolvedTestIDs, want)
 	}
 	if gold.FailToPass[0] != cut || gold.Checks[0].Tests["tests/test_p.py::test_x[a b]"] != report.TestPassed {
-		t.Errorf("trunc-gold: the result keeps the suite's IDs and the check requires the full one: %v %v", gold.FailToPass, gold.Checks[0].Tests)
+		t.Errorf("trunc-gold: the result keeps the suite's IDs and the check requires the full one: %v %v",
+			gold.FailToPass, gold.Checks[0].Tests)
 	}
 	if !hasCode(gold.Reasons, report.CodeTestIDResolved) {
 		t.Errorf("trunc-gold: no test_id_resolved note: %+v", gold.Reasons)
@@ -170,7 +172,7 @@ func TestTruncatedIDsAndBrokenEnvironments(t *testing.T) {
 	}
 
 	vout := filepath.Join(t.TempDir(), "validate")
-	stdout, stderr, code = runTender(t, "validate", "--run", "--out", vout, suite)
+	stdout, stderr, code = runTender(t, "validate", "--run", "--out", vout, suiteDir)
 	if code != exitFailure {
 		t.Fatalf("validate --run: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitFailure, stdout, stderr)
 	}
@@ -214,11 +216,11 @@ func TestValidateRepeatFlagsUnstable(t *testing.T) {
 	for i := range coins {
 		coins[i] = fmt.Sprintf("tests/test_f.py::test_coin[%d]", i)
 	}
-	suite := idsSuite(t, []grader.PairDoc{
+	suiteDir := idsSuite(t, []suite.PairDoc{
 		{ID: "flaky", Patch: "reference.diff", TestPatch: "test_f.diff", FailToPass: list("tests/test_f.py::test_fixed"), PassToPass: &coins},
 	}, map[string]string{"test_f.diff": newModulePatch("tests/test_f.py", idsFlakyModule)})
 	vout := filepath.Join(t.TempDir(), "validate")
-	stdout, stderr, code := runTender(t, "validate", "--run", "--repeat", "2", "--out", vout, suite)
+	stdout, stderr, code := runTender(t, "validate", "--run", "--repeat", "2", "--out", vout, suiteDir)
 	if code != exitFailure || !strings.Contains(stdout, "BROKEN  flaky: ") {
 		t.Fatalf("validate --repeat 2: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

@@ -1,4 +1,4 @@
-package grader
+package suite
 
 import (
 	"errors"
@@ -36,6 +36,20 @@ func writeLoadSuite(t *testing.T, manifest string, extra map[string]string) stri
 	}
 	writeFiles(t, dir, files)
 	return dir
+}
+
+// writeFiles writes slash-separated relative paths and their contents under dir.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func TestLoadGoodSuite(t *testing.T) {
@@ -187,36 +201,5 @@ func TestPairsFile(t *testing.T) {
 				t.Errorf("got %v, want an error containing %q", err, tc.want)
 			}
 		})
-	}
-}
-
-// TestImportWritesBigSuitesAsPairsFile: import keeps a small suite's pairs in tender.yaml and
-// moves a big one's to pairs.jsonl, so that what it writes stays under the manifest's cap.
-func TestImportWritesBigSuitesAsPairsFile(t *testing.T) {
-	ids := make([]string, 40)
-	for i := range ids {
-		ids[i] = strings.Repeat("tests/test_module.py::TestClass::test_a_long_name_", 2) + string(rune('a'+i%26))
-	}
-	for _, tc := range []struct {
-		pairs    int
-		wantFile bool
-	}{{3, false}, {2000, true}} {
-		doc := SuiteDoc{Name: "big", Version: "1"}
-		for i := 0; i < tc.pairs; i++ {
-			doc.Pairs = append(doc.Pairs, PairDoc{ID: strings.Repeat("x", 8) + string(rune('a'+i%26)), PassToPass: &ids})
-		}
-		dir := t.TempDir()
-		if err := writeSuiteDoc(dir, doc); err != nil {
-			t.Fatal(err)
-		}
-		manifest, err := os.ReadFile(filepath.Join(dir, SuiteFile))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, statErr := os.Stat(filepath.Join(dir, importPairsFile))
-		if hasFile := statErr == nil; hasFile != tc.wantFile || len(manifest) > MaxSuiteFile ||
-			strings.Contains(string(manifest), "pairs_file:") != tc.wantFile {
-			t.Errorf("%d pairs: pairs file %v (want %v), tender.yaml %d bytes", tc.pairs, hasFile, tc.wantFile, len(manifest))
-		}
 	}
 }

@@ -1,12 +1,14 @@
-package report
+package swebench
 
 import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/tender-grader/tender/report"
 )
 
-// SWEBenchRunReport is swebench-summary.json: the fields of SWE-bench's make_run_report
+// RunReport is swebench-summary.json: the fields of SWE-bench's make_run_report
 // (schema_version 2), filled from Tender's verdicts, so tools written for SWE-bench can read
 // a Tender run. The ids are Tender's grade, not SWE-bench's looser one: a pair is in
 // resolved_ids only when Tender resolved it. Following make_run_report, a pair with an empty
@@ -19,7 +21,7 @@ import (
 // dataset: one without a prediction is in incomplete_ids (and not submitted); one that import
 // skipped (--keep-going) had a candidate that could not be run, so it is submitted and in
 // error_ids. total_instances counts both.
-type SWEBenchRunReport struct {
+type RunReport struct {
 	TotalInstances        int      `json:"total_instances"`
 	SubmittedInstances    int      `json:"submitted_instances"`
 	CompletedInstances    int      `json:"completed_instances"`
@@ -38,25 +40,25 @@ type SWEBenchRunReport struct {
 	SchemaVersion         int      `json:"schema_version"`
 }
 
-// SWEBenchInstanceReport is the value in a pair's report.json, keyed by pair ID as
-// SWE-bench's get_eval_report does. SWEBenchResolution is Tender's addition: what
+// InstanceReport is the value in a pair's report.json, keyed by pair ID as
+// SWE-bench's get_eval_report does. Resolution is Tender's addition: what
 // SWE-bench's rules make of the same test statuses, for comparison with Resolved.
 //
 // PatchApplied is null when Tender never tried the patch: the integrity pre-scan rejected it
 // first. SWE-bench has no pre-scan; it would have applied the patch, so its own field says only
 // whether git apply worked. false means Tender tried the patch and it did not apply.
-type SWEBenchInstanceReport struct {
-	PatchIsNone        bool             `json:"patch_is_None"`
-	PatchExists        bool             `json:"patch_exists"`
-	PatchApplied       *bool            `json:"patch_successfully_applied"`
-	Resolved           bool             `json:"resolved"`
-	TestsStatus        *TestsStatus     `json:"tests_status,omitempty"`
-	SWEBenchResolution ResolutionStatus `json:"swebench_resolution,omitempty"`
+type InstanceReport struct {
+	PatchIsNone  bool             `json:"patch_is_None"`
+	PatchExists  bool             `json:"patch_exists"`
+	PatchApplied *bool            `json:"patch_successfully_applied"`
+	Resolved     bool             `json:"resolved"`
+	TestsStatus  *TestsStatus     `json:"tests_status,omitempty"`
+	Resolution   ResolutionStatus `json:"swebench_resolution,omitempty"`
 }
 
-// MakeSWEBenchRunReport builds swebench-summary.json from a batch.
-func MakeSWEBenchRunReport(r Results) SWEBenchRunReport {
-	rep := SWEBenchRunReport{SchemaVersion: 2}
+// MakeRunReport builds swebench-summary.json from a batch.
+func MakeRunReport(r report.Results) RunReport {
+	rep := RunReport{SchemaVersion: 2}
 	for _, ls := range []*[]string{&rep.CompletedIDs, &rep.IncompleteIDs, &rep.EmptyPatchIDs, &rep.SubmittedIDs,
 		&rep.ResolvedIDs, &rep.UnresolvedIDs, &rep.ErrorIDs, &rep.IntegrityViolationIDs} {
 		*ls = []string{}
@@ -66,15 +68,15 @@ func MakeSWEBenchRunReport(r Results) SWEBenchRunReport {
 		switch {
 		case p.EmptyPatch:
 			rep.EmptyPatchIDs = append(rep.EmptyPatchIDs, p.ID)
-		case p.Verdict == Error:
+		case p.Verdict == report.Error:
 			rep.ErrorIDs = append(rep.ErrorIDs, p.ID)
-		case p.Verdict == Resolved:
+		case p.Verdict == report.Resolved:
 			rep.CompletedIDs = append(rep.CompletedIDs, p.ID)
 			rep.ResolvedIDs = append(rep.ResolvedIDs, p.ID)
 		default:
 			rep.CompletedIDs = append(rep.CompletedIDs, p.ID)
 			rep.UnresolvedIDs = append(rep.UnresolvedIDs, p.ID)
-			if p.Verdict == IntegrityViolation {
+			if p.Verdict == report.IntegrityViolation {
 				rep.IntegrityViolationIDs = append(rep.IntegrityViolationIDs, p.ID)
 			}
 		}
@@ -99,32 +101,32 @@ func MakeSWEBenchRunReport(r Results) SWEBenchRunReport {
 	return rep
 }
 
-// swebenchCompleted reports whether a pair gets a report.json: make_run_report counts exactly
+// completed reports whether a pair gets a report.json: make_run_report counts exactly
 // the instances that have one as completed.
-func swebenchCompleted(p PairResult) bool {
-	return !p.EmptyPatch && p.Verdict != Error
+func completed(p report.PairResult) bool {
+	return !p.EmptyPatch && p.Verdict != report.Error
 }
 
-// MakeSWEBenchInstanceReport builds a pair's report.json value. The patch counts as applied
+// MakeInstanceReport builds a pair's report.json value. The patch counts as applied
 // when at least one check ran, since the grader records a check only after the patch applied.
-func MakeSWEBenchInstanceReport(p PairResult) SWEBenchInstanceReport {
-	rep := SWEBenchInstanceReport{
+func MakeInstanceReport(p report.PairResult) InstanceReport {
+	rep := InstanceReport{
 		PatchExists:  !p.EmptyPatch,
 		PatchApplied: patchApplied(p),
-		Resolved:     p.Verdict == Resolved,
+		Resolved:     p.Verdict == report.Resolved,
 	}
 	if len(p.Checks) > 0 {
-		res, ts := SWEBenchResolution(p.FailToPass, p.PassToPass, MergedTests(p))
-		rep.TestsStatus, rep.SWEBenchResolution = &ts, res
+		res, ts := Resolution(p.FailToPass, p.PassToPass, MergedTests(p))
+		rep.TestsStatus, rep.Resolution = &ts, res
 	}
 	return rep
 }
 
 // patchApplied is true when a check ran (the patch applied first), false when Tender tried
 // the patch and it did not apply or parse, and nil when it was never tried.
-func patchApplied(p PairResult) *bool {
+func patchApplied(p report.PairResult) *bool {
 	applied := len(p.Checks) > 0
-	if !applied && !slices.ContainsFunc(p.Reasons, func(r Reason) bool { return patchTried[r.Code] }) {
+	if !applied && !slices.ContainsFunc(p.Reasons, func(r report.Reason) bool { return patchTried[r.Code] }) {
 		return nil
 	}
 	return &applied
@@ -132,15 +134,15 @@ func patchApplied(p PairResult) *bool {
 
 // patchTried are the codes that say the candidate patch was tried and did not apply. A patch
 // over the size limit (patch_too_large) was never parsed, so it was not tried.
-var patchTried = map[Code]bool{CodePatchFailed: true}
+var patchTried = map[report.Code]bool{report.CodePatchFailed: true}
 
 // MergedTests joins the per-test statuses of a pair's checks. Should two checks report the
 // same ID, a status other than passed wins.
-func MergedTests(p PairResult) map[string]TestStatus {
-	m := map[string]TestStatus{}
+func MergedTests(p report.PairResult) map[string]report.TestStatus {
+	m := map[string]report.TestStatus{}
 	for _, c := range p.Checks {
 		for id, st := range c.Tests {
-			if old, ok := m[id]; !ok || old == TestPassed {
+			if old, ok := m[id]; !ok || old == report.TestPassed {
 				m[id] = st
 			}
 		}
@@ -148,7 +150,7 @@ func MergedTests(p PairResult) map[string]TestStatus {
 	return m
 }
 
-func swebenchJSON(v any) ([]byte, error) {
+func encodeReport(v any) ([]byte, error) {
 	b, err := json.MarshalIndent(v, "", "    ")
 	if err != nil {
 		return nil, fmt.Errorf("report: encoding SWE-bench report: %w", err)
@@ -156,6 +158,6 @@ func swebenchJSON(v any) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-func instanceReportJSON(p PairResult) ([]byte, error) {
-	return swebenchJSON(map[string]SWEBenchInstanceReport{p.ID: MakeSWEBenchInstanceReport(p)})
+func instanceReportJSON(p report.PairResult) ([]byte, error) {
+	return encodeReport(map[string]InstanceReport{p.ID: MakeInstanceReport(p)})
 }

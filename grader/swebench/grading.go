@@ -1,4 +1,6 @@
-package report
+package swebench
+
+import "github.com/tender-grader/tender/report"
 
 // ResolutionStatus is SWE-bench's grade of one instance.
 type ResolutionStatus string
@@ -37,23 +39,23 @@ const (
 
 // toSWE maps a reconciled status to SWE-bench's. SWE-bench's log parsers record only its five
 // statuses, so xpass, missing and duplicate are absent from its map, as they would be there.
-func toSWE(s TestStatus) sweStatus {
+func toSWE(s report.TestStatus) sweStatus {
 	switch s {
-	case TestPassed:
+	case report.TestPassed:
 		return swePassed
-	case TestFailed:
+	case report.TestFailed:
 		return sweFailed
-	case TestSkipped:
+	case report.TestSkipped:
 		return sweSkipped
-	case TestError:
+	case report.TestError:
 		return sweError
-	case TestXFail:
+	case report.TestXFail:
 		return sweXFail
 	}
 	return ""
 }
 
-// SWEBenchResolution grades an instance by SWE-bench's rules (harness/grading.py,
+// Resolution grades an instance by SWE-bench's rules (harness/grading.py,
 // get_eval_tests_report with PASS_AND_FAIL and get_resolution_status), for comparison with
 // Tender's stricter verdict:
 //   - a FAIL_TO_PASS test succeeds when PASSED or XFAIL, and fails when absent, FAILED,
@@ -66,14 +68,14 @@ func toSWE(s TestStatus) sweStatus {
 //     NO otherwise.
 //
 // The lists are walked as given, duplicates included, as SWE-bench does.
-func SWEBenchResolution(f2p, p2p []string, status map[string]TestStatus) (ResolutionStatus, TestsStatus) {
+func Resolution(f2p, p2p []string, status map[string]report.TestStatus) (ResolutionStatus, TestsStatus) {
 	ts := TestsStatus{
 		FailToPass: split(f2p, status, failToPassOK),
 		PassToPass: split(p2p, status, passToPassOK),
 		FailToFail: SuccessFailure{Success: []string{}, Failure: []string{}},
 		PassToFail: SuccessFailure{Success: []string{}, Failure: []string{}},
 	}
-	return resolution(ts), ts
+	return statusOf(ts), ts
 }
 
 func failToPassOK(s sweStatus) bool { return s == swePassed || s == sweXFail }
@@ -87,7 +89,7 @@ func failedSWE(s sweStatus) bool {
 	return s == "" || s == sweFailed || s == sweError || s == sweSkipped
 }
 
-func split(ids []string, status map[string]TestStatus, ok func(sweStatus) bool) SuccessFailure {
+func split(ids []string, status map[string]report.TestStatus, ok func(sweStatus) bool) SuccessFailure {
 	sf := SuccessFailure{Success: []string{}, Failure: []string{}}
 	for _, id := range ids {
 		s := toSWE(status[id])
@@ -101,7 +103,7 @@ func split(ids []string, status map[string]TestStatus, ok func(sweStatus) bool) 
 	return sf
 }
 
-func resolution(ts TestsStatus) ResolutionStatus {
+func statusOf(ts TestsStatus) ResolutionStatus {
 	f2pOK, f2pN := len(ts.FailToPass.Success), len(ts.FailToPass.Success)+len(ts.FailToPass.Failure)
 	p2pOK, p2pN := len(ts.PassToPass.Success), len(ts.PassToPass.Success)+len(ts.PassToPass.Failure)
 	f2pFull := f2pN == 0 || f2pOK == f2pN

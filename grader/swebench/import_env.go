@@ -1,4 +1,4 @@
-package grader
+package swebench
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/tender-grader/tender/grader/swebench"
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -24,7 +24,7 @@ import (
 // entry for.
 type envSpec struct {
 	file  string
-	repos map[string]map[string]EnvironmentDoc
+	repos map[string]map[string]suite.EnvironmentDoc
 }
 
 // AnyVersion is the version key of an env spec entry that covers every other version.
@@ -40,28 +40,31 @@ func readEnvSpec(r io.Reader, file string) (envSpec, error) {
 	if r == nil {
 		return spec, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(r, MaxSuiteFile+1))
+	data, err := io.ReadAll(io.LimitReader(r, suite.MaxSuiteFile+1))
 	if err != nil {
 		return spec, fmt.Errorf("--env %s: %w", file, err)
 	}
-	if len(data) > MaxSuiteFile {
-		return spec, fmt.Errorf("%w: --env %s is larger than %d bytes", ErrBadSuite, file, MaxSuiteFile)
+	if len(data) > suite.MaxSuiteFile {
+		return spec, fmt.Errorf("%w: --env %s is larger than %d bytes", suite.ErrBadSuite, file, suite.MaxSuiteFile)
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&spec.repos); err != nil {
 		if errors.Is(err, io.EOF) {
-			return spec, fmt.Errorf("%w: --env %s is empty; map OWNER/NAME to versions (see the README)", ErrBadSuite, file)
+			return spec, fmt.Errorf("%w: --env %s is empty; map OWNER/NAME to versions (see the README)",
+				suite.ErrBadSuite, file)
 		}
-		return spec, fmt.Errorf("%w: --env %s: %s; write OWNER/NAME: {VERSION: {debian: ...}} (see the README)", ErrBadSuite, file, oneLine(err))
+		return spec, fmt.Errorf("%w: --env %s: %s; write OWNER/NAME: {VERSION: {debian: ...}} (see the README)",
+			suite.ErrBadSuite, file, oneLine(err))
 	}
 	for repo, versions := range spec.repos {
 		if !reSpecRepo.MatchString(repo) {
-			return spec, fmt.Errorf("%w: --env %s: key %q is not OWNER/NAME as in SWE-bench's \"repo\"", ErrBadSuite, file, repo)
+			return spec, fmt.Errorf("%w: --env %s: key %q is not OWNER/NAME as in SWE-bench's \"repo\"",
+				suite.ErrBadSuite, file, repo)
 		}
 		for v, e := range versions {
 			if err := checkSpecEnv(e); err != nil {
-				return spec, fmt.Errorf("%w: --env %s: %s version %q: %v", ErrBadSuite, file, repo, v, err)
+				return spec, fmt.Errorf("%w: --env %s: %s version %q: %v", suite.ErrBadSuite, file, repo, v, err)
 			}
 		}
 	}
@@ -72,7 +75,7 @@ func oneLine(err error) string {
 	return string(bytes.Join(bytes.Fields([]byte(err.Error())), []byte(" ")))
 }
 
-func checkSpecEnv(e EnvironmentDoc) error {
+func checkSpecEnv(e suite.EnvironmentDoc) error {
 	n := 0
 	for _, set := range []bool{e.Debian != nil, e.Dockerfile != "", e.Image != ""} {
 		if set {
@@ -88,7 +91,7 @@ func checkSpecEnv(e EnvironmentDoc) error {
 // environment picks the spec entry of an instance's repository and version and names the
 // environment the pair runs in: OWNER__NAME-VERSION for a version's own entry, OWNER__NAME-any
 // for the "*" entry. Without --env every pair runs in the suite's verifier.
-func (im *importer) environment(in swebench.Instance) (string, error) {
+func (im *importer) environment(in Instance) (string, error) {
 	if im.spec.repos == nil {
 		return "", nil
 	}
@@ -106,7 +109,7 @@ func (im *importer) environment(in swebench.Instance) (string, error) {
 		}
 		label = "any"
 	}
-	name := swebench.RepoID(in.Repo) + "-" + label
+	name := RepoID(in.Repo) + "-" + label
 	if !report.ValidID(name) {
 		return "", fmt.Errorf("version %q makes the environment name %q, which is not a valid name", v, name)
 	}
@@ -116,7 +119,7 @@ func (im *importer) environment(in swebench.Instance) (string, error) {
 
 // writeEnvironments puts the used environments into the suite. A Dockerfile (relative to the
 // spec file) is copied with its directory, the build context, to envs/NAME/.
-func (im *importer) writeEnvironments(dir string, doc *SuiteDoc) error {
+func (im *importer) writeEnvironments(dir string, doc *suite.SuiteDoc) error {
 	used := map[string]bool{}
 	for _, p := range doc.Pairs {
 		if p.Environment != "" {
@@ -132,12 +135,13 @@ func (im *importer) writeEnvironments(dir string, doc *SuiteDoc) error {
 			}
 			rel := path.Join("envs", name)
 			if err := copyContext(filepath.Dir(src), filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
-				return fmt.Errorf("%w: --env %s: environment %s: dockerfile %s: %v", ErrBadSuite, im.spec.file, name, e.Dockerfile, err)
+				return fmt.Errorf("%w: --env %s: environment %s: dockerfile %s: %v",
+					suite.ErrBadSuite, im.spec.file, name, e.Dockerfile, err)
 			}
 			e.Dockerfile = path.Join(rel, filepath.Base(src))
 		}
 		if doc.Environments == nil {
-			doc.Environments = map[string]EnvironmentDoc{}
+			doc.Environments = map[string]suite.EnvironmentDoc{}
 		}
 		doc.Environments[name] = e
 		im.sum.Environments = append(im.sum.Environments, name)

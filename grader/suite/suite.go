@@ -1,7 +1,12 @@
-// Package grader loads a suite, runs each pair's pipeline in fresh verifiers under bounded
-// concurrency, and decides verdicts. It never trusts anything a candidate wrote: required test
-// IDs, commands and policy come from the suite files alone.
-package grader
+// Package suite is Tender's suite format and its loader: tender.yaml (or its pairs_file), the
+// files it names, and what they decide (repositories, the verifier and its environments, the
+// protected and restored paths, each pair's required tests). Load reads, checks and digests
+// every file of a suite before anything runs, and every error it returns names the file and
+// field and says what to do.
+//
+// suite only reads: it never runs a verifier, git or any command, never writes a file, and
+// never reads anything a candidate wrote except as the bytes of its patch.
+package suite
 
 import (
 	"errors"

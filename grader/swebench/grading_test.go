@@ -1,17 +1,20 @@
-package report
+package swebench
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tender-grader/tender/report"
 )
 
 // TestSWEBenchResolution follows harness/grading.py: get_eval_tests_report (PASS_AND_FAIL)
 // and get_resolution_status.
 func TestSWEBenchResolution(t *testing.T) {
-	st := map[string]TestStatus{
-		"pass": TestPassed, "pass2": TestPassed, "fail": TestFailed, "err": TestError,
-		"skip": TestSkipped, "xfail": TestXFail, "xpass": TestXPass, "dup": TestDuplicate, "missing": TestMissing,
+	st := map[string]report.TestStatus{
+		"pass": report.TestPassed, "pass2": report.TestPassed, "fail": report.TestFailed, "err": report.TestError,
+		"skip": report.TestSkipped, "xfail": report.TestXFail, "xpass": report.TestXPass, "dup": report.TestDuplicate,
+		"missing": report.TestMissing,
 	}
 	sf := func(s, f []string) SuccessFailure {
 		if s == nil {
@@ -46,7 +49,7 @@ func TestSWEBenchResolution(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ts := SWEBenchResolution(tt.f2p, tt.p2p, st)
+			got, ts := Resolution(tt.f2p, tt.p2p, st)
 			if got != tt.want {
 				t.Errorf("resolution = %s, want %s", got, tt.want)
 			}
@@ -59,11 +62,12 @@ func TestSWEBenchResolution(t *testing.T) {
 }
 
 func TestMergedTests(t *testing.T) {
-	p := PairResult{Checks: []Check{
-		{Tests: map[string]TestStatus{"a": TestPassed, "b": TestFailed, "c": TestPassed}},
-		{Tests: map[string]TestStatus{"a": TestSkipped, "b": TestPassed, "d": TestPassed}},
+	p := report.PairResult{Checks: []report.Check{
+		{Tests: map[string]report.TestStatus{"a": report.TestPassed, "b": report.TestFailed, "c": report.TestPassed}},
+		{Tests: map[string]report.TestStatus{"a": report.TestSkipped, "b": report.TestPassed, "d": report.TestPassed}},
 	}}
-	want := map[string]TestStatus{"a": TestSkipped, "b": TestFailed, "c": TestPassed, "d": TestPassed}
+	want := map[string]report.TestStatus{"a": report.TestSkipped, "b": report.TestFailed, "c": report.TestPassed,
+		"d": report.TestPassed}
 	if diff := cmp.Diff(want, MergedTests(p)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

@@ -1,4 +1,4 @@
-package grader
+package suite
 
 import (
 	"bufio"
@@ -39,7 +39,7 @@ type LoadOptions struct {
 type SuiteDoc struct {
 	Name           string                    `yaml:"name,omitempty"`
 	Version        string                    `yaml:"version,omitempty"`
-	Import         ImportInfo                `yaml:",inline"` // model and instance set (import.go)
+	Import         ImportInfo                `yaml:",inline"` // model and instance set (importinfo.go)
 	Repositories   map[string]RepoDoc        `yaml:"repositories,omitempty"`
 	Verifier       VerifierDoc               `yaml:"verifier,omitempty"`
 	Environments   map[string]EnvironmentDoc `yaml:"environments,omitempty"`

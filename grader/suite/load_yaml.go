@@ -1,4 +1,4 @@
-package grader
+package suite
 
 import (
 	"fmt"
@@ -102,7 +102,7 @@ func goTypeWords(t string) string {
 	switch {
 	case strings.HasPrefix(t, "[]"):
 		return "a list"
-	case strings.HasPrefix(t, "map[") || strings.HasPrefix(t, "grader."):
+	case strings.HasPrefix(t, "map[") || strings.HasPrefix(t, "suite."):
 		return "a mapping"
 	case t == "string":
 		return "a string"

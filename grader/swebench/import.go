@@ -1,4 +1,4 @@
-package grader
+package swebench
 
 import (
 	"bufio"
@@ -14,13 +14,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tender-grader/tender/gitsafe"
 	"github.com/tender-grader/tender/grader/integrity"
-	"github.com/tender-grader/tender/grader/swebench"
-	"github.com/tender-grader/tender/report"
+	"github.com/tender-grader/tender/grader/suite"
 )
 
 // ImportOptions describe `tender import swebench`.
@@ -47,27 +47,14 @@ type ImportSummary struct {
 	Model        string
 }
 
-// ImportInfo is what an import records about the instance set beyond its pairs, so that a
-// SWE-bench report of the graded suite counts every instance as SWE-bench would.
-type ImportInfo struct {
-	Model    string       `yaml:"model,omitempty"`
-	SWEBench *SWEBenchSet `yaml:"swebench,omitempty"`
-}
-
-// SWEBenchSet lists the instances of the imported file that are not pairs.
-type SWEBenchSet struct {
-	NoPrediction []string `yaml:"no_prediction,omitempty"` // no prediction: SWE-bench's incomplete_ids
-	NotImported  []string `yaml:"not_imported,omitempty"`  // skipped with --keep-going: error_ids
-}
-
-// ImportSWEBench writes a self-contained suite: each repository vendored as a git bundle of
+// Import writes a self-contained suite: each repository vendored as a git bundle of
 // the base commits, each instance a pair whose candidate is the model patch (or the reference
 // patch without predictions), in the environment the --env spec gives its repository and
 // version. Every instance is checked before anything is written; the suite is written into
 // a temporary directory next to Out, loaded back, and renamed into place, so a failed import
 // leaves nothing behind.
-func ImportSWEBench(ctx context.Context, o ImportOptions) (ImportSummary, error) {
-	im := &importer{o: o, envs: map[string]EnvironmentDoc{}, repos: map[string]*gitsafe.Repo{}}
+func Import(ctx context.Context, o ImportOptions) (ImportSummary, error) {
+	im := &importer{o: o, envs: map[string]suite.EnvironmentDoc{}, repos: map[string]*gitsafe.Repo{}}
 	defer im.close()
 	if err := im.read(); err != nil {
 		return im.sum, err
@@ -76,10 +63,12 @@ func ImportSWEBench(ctx context.Context, o ImportOptions) (ImportSummary, error)
 		return im.sum, err
 	}
 	if n := len(im.sum.Failed); n > 0 && !o.KeepGoing {
-		return im.sum, fmt.Errorf("%w: %d instance(s) cannot be imported (listed above); nothing was written. Fix them, or skip them with --keep-going", ErrBadSuite, n)
+		return im.sum, fmt.Errorf("%w: %d instance(s) cannot be imported (listed above); nothing was written. "+
+			"Fix them, or skip them with --keep-going", suite.ErrBadSuite, n)
 	}
 	if len(im.todo) == 0 {
-		return im.sum, fmt.Errorf("%w: no instance to import (%d without a prediction, %d that cannot be imported)", ErrBadSuite, len(im.sum.NoPrediction), len(im.sum.Failed))
+		return im.sum, fmt.Errorf("%w: no instance to import (%d without a prediction, %d that cannot be imported)",
+			suite.ErrBadSuite, len(im.sum.NoPrediction), len(im.sum.Failed))
 	}
 	return im.sum, im.write(ctx)
 }
@@ -87,17 +76,17 @@ func ImportSWEBench(ctx context.Context, o ImportOptions) (ImportSummary, error)
 type importer struct {
 	o     ImportOptions
 	sum   ImportSummary
-	preds map[string]swebench.Prediction
+	preds map[string]Prediction
 	spec  envSpec
 	todo  []importItem
-	envs  map[string]EnvironmentDoc // written environments by name
-	repos map[string]*gitsafe.Repo  // snapshots of the clones, by repository ID
+	envs  map[string]suite.EnvironmentDoc // written environments by name
+	repos map[string]*gitsafe.Repo        // snapshots of the clones, by repository ID
 	// notImported are instances with a candidate that were skipped: SWE-bench's error_ids.
 	notImported []string
 }
 
 type importItem struct {
-	in       swebench.Instance
+	in       Instance
 	patch    string
 	env      string   // environment name, "" for the suite's verifier
 	restored []string // files the test patch touches
@@ -114,9 +103,9 @@ func (im *importer) fail(id, format string, a ...any) {
 
 // read reads the three inputs and checks each instance on its own; the clones come later.
 func (im *importer) read() error {
-	insts, bad, err := swebench.ReadInstances(im.o.Instances)
+	insts, bad, err := ReadInstances(im.o.Instances)
 	if err != nil {
-		return fmt.Errorf("%w: instances: %v", ErrBadSuite, err)
+		return fmt.Errorf("%w: instances: %v", suite.ErrBadSuite, err)
 	}
 	known := map[string]bool{}
 	for _, in := range insts {
@@ -138,7 +127,7 @@ func (im *importer) read() error {
 				continue
 			}
 		}
-		if known[b.ID] && slices.ContainsFunc(insts, func(in swebench.Instance) bool { return in.InstanceID == b.ID }) {
+		if known[b.ID] && slices.ContainsFunc(insts, func(in Instance) bool { return in.InstanceID == b.ID }) {
 			// A second record of an imported instance: say so, but the instance is a pair.
 			im.sum.Failed = append(im.sum.Failed, b.ID+": instances "+withoutID(b))
 			continue
@@ -151,12 +140,12 @@ func (im *importer) read() error {
 	return nil
 }
 
-func withoutID(b *swebench.RecordError) string {
+func withoutID(b *RecordError) string {
 	return strings.Replace(b.Error(), " ("+b.ID+")", "", 1)
 }
 
 // item checks one instance and queues it.
-func (im *importer) item(in swebench.Instance) {
+func (im *importer) item(in Instance) {
 	it := importItem{in: in, patch: in.Patch}
 	if im.preds != nil {
 		p, ok := im.preds[in.InstanceID]
@@ -169,7 +158,7 @@ func (im *importer) item(in swebench.Instance) {
 			it.patch = *p.ModelPatch
 		}
 	}
-	id := swebench.RepoID(in.Repo)
+	id := RepoID(in.Repo)
 	if _, ok := im.o.Repos[id]; !ok {
 		im.fail(in.InstanceID, "needs repository %s; map it to a local clone with --repo %s=PATH", in.Repo, id)
 		return
@@ -227,7 +216,7 @@ func patchFiles(text string) []string {
 func (im *importer) checkCommits(ctx context.Context) error {
 	byRepo := map[string][]importItem{}
 	for _, it := range im.todo {
-		id := swebench.RepoID(it.in.Repo)
+		id := RepoID(it.in.Repo)
 		byRepo[id] = append(byRepo[id], it)
 	}
 	im.todo = nil
@@ -267,7 +256,7 @@ func (im *importer) snapshot(ctx context.Context, id string) (*gitsafe.Repo, err
 	im.progress("reading the clone of %s (%s)", id, im.o.Repos[id])
 	r, err := gitsafe.Snapshot(ctx, gitsafe.Source{Kind: gitsafe.SourceClone, Path: im.o.Repos[id]}, im.o.WorkDir)
 	if errors.Is(err, gitsafe.ErrNotRepository) || errors.Is(err, gitsafe.ErrUnsafeRepo) {
-		return nil, fmt.Errorf("%w: --repo %s=%s: %w", ErrBadSuite, id, im.o.Repos[id], errors.Unwrap(err))
+		return nil, fmt.Errorf("%w: --repo %s=%s: %w", suite.ErrBadSuite, id, im.o.Repos[id], errors.Unwrap(err))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("--repo %s: %w", id, err)
@@ -298,7 +287,7 @@ func (im *importer) write(ctx context.Context) error {
 	if err := writeSuiteDoc(tmp, doc); err != nil {
 		return err
 	}
-	if _, err := Load(tmp, LoadOptions{}); err != nil {
+	if _, err := suite.Load(tmp, suite.LoadOptions{}); err != nil {
 		return fmt.Errorf("the written suite does not load (a bug in tender import): %w", err)
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
@@ -310,8 +299,8 @@ func (im *importer) write(ctx context.Context) error {
 	return nil
 }
 
-func (im *importer) suiteDoc(dir string) (SuiteDoc, error) {
-	doc := SuiteDoc{Name: im.o.Name, Version: "1", Repositories: map[string]RepoDoc{}}
+func (im *importer) suiteDoc(dir string) (suite.SuiteDoc, error) {
+	doc := suite.SuiteDoc{Name: im.o.Name, Version: "1", Repositories: map[string]suite.RepoDoc{}}
 	restored := slices.Clone(integrity.DefaultRestored)
 	defaults := integrity.MustCompile("restored_paths", integrity.DefaultRestored, false)
 	for _, it := range im.todo {
@@ -321,8 +310,8 @@ func (im *importer) suiteDoc(dir string) (SuiteDoc, error) {
 		}
 		pd.Environment = it.env
 		doc.Pairs = append(doc.Pairs, pd)
-		id := swebench.RepoID(it.in.Repo)
-		doc.Repositories[id] = RepoDoc{Bundle: path.Join("repos", id+".bundle")}
+		id := RepoID(it.in.Repo)
+		doc.Repositories[id] = suite.RepoDoc{Bundle: path.Join("repos", id+".bundle")}
 		for _, f := range it.restored {
 			if q := quoteGlob(f); !defaults.Match(f) && !slices.Contains(restored, q) {
 				restored = append(restored, q)
@@ -334,51 +323,58 @@ func (im *importer) suiteDoc(dir string) (SuiteDoc, error) {
 	if err := im.writeEnvironments(dir, &doc); err != nil {
 		return doc, err
 	}
-	doc.Import = ImportInfo{Model: im.sum.Model}
+	doc.Import = suite.ImportInfo{Model: im.sum.Model}
 	if len(im.sum.NoPrediction) > 0 || len(im.notImported) > 0 {
-		set := &SWEBenchSet{NoPrediction: slices.Sorted(slices.Values(im.sum.NoPrediction)), NotImported: slices.Sorted(slices.Values(im.notImported))}
+		set := &suite.SWEBenchSet{NoPrediction: slices.Sorted(slices.Values(im.sum.NoPrediction)),
+			NotImported: slices.Sorted(slices.Values(im.notImported))}
 		doc.Import.SWEBench = set
 	}
 	im.sum.Pairs = len(doc.Pairs)
 	return doc, nil
 }
 
-// quoteGlob makes a file name a doublestar pattern that matches only itself.
+// quoteGlob makes a file name a doublestar pattern that matches only itself. Each
+// metacharacter, and a space at either end (the loader refuses a pattern that starts or ends
+// with one), goes in a class of its own: the loader refuses the backslash escapes. A ']'
+// outside a class is already literal, and a patch path never holds a backslash (gitsafe).
 func quoteGlob(name string) string {
 	var b strings.Builder
-	for _, r := range name {
-		if strings.ContainsRune(`*?[]{}\`, r) {
-			b.WriteByte('\\')
+	rs := []rune(name)
+	for i, r := range rs {
+		if strings.ContainsRune("*?[{}", r) || (i == 0 || i == len(rs)-1) && unicode.IsSpace(r) {
+			b.WriteString("[" + string(r) + "]")
+			continue
 		}
 		b.WriteRune(r)
 	}
 	return b.String()
 }
 
-func readPredictions(r io.Reader, known map[string]bool) (map[string]swebench.Prediction, string, error) {
+func readPredictions(r io.Reader, known map[string]bool) (map[string]Prediction, string, error) {
 	if r == nil {
 		return nil, "", nil
 	}
-	preds, err := swebench.ReadPredictions(r)
+	preds, err := ReadPredictions(r)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: predictions: %v", ErrBadSuite, err)
+		return nil, "", fmt.Errorf("%w: predictions: %v", suite.ErrBadSuite, err)
 	}
 	model := ""
 	for _, id := range slices.Sorted(maps.Keys(preds)) {
 		if !known[id] {
-			return nil, "", fmt.Errorf("%w: predictions: %q is not an instance in the instances file", ErrBadSuite, id)
+			return nil, "", fmt.Errorf("%w: predictions: %q is not an instance in the instances file", suite.ErrBadSuite, id)
 		}
 		switch m := preds[id].ModelNameOrPath; {
 		case model == "":
 			model = m
 		case m != "" && m != model:
-			return nil, "", fmt.Errorf("%w: predictions: %s is by model %q but others are by %q; import one model's predictions at a time", ErrBadSuite, id, m, model)
+			return nil, "", fmt.Errorf("%w: predictions: %s is by model %q but others are by %q; "+
+				"import one model's predictions at a time", suite.ErrBadSuite, id, m, model)
 		}
 	}
 	return preds, model, nil
 }
 
-func writePairFiles(out string, in swebench.Instance, patch string) (PairDoc, error) {
+func writePairFiles(out string, in Instance, patch string) (suite.PairDoc, error) {
 	rel := path.Join("pairs", in.InstanceID)
 	files := map[string]string{"issue.md": in.ProblemStatement, "patch.diff": patch, "reference.diff": in.Patch}
 	if in.TestPatch != "" {
@@ -387,14 +383,14 @@ func writePairFiles(out string, in swebench.Instance, patch string) (PairDoc, er
 	for name, content := range files {
 		dst := filepath.Join(out, filepath.FromSlash(rel), name)
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return PairDoc{}, err
+			return suite.PairDoc{}, err
 		}
 		if err := os.WriteFile(dst, []byte(content), 0o644); err != nil {
-			return PairDoc{}, err
+			return suite.PairDoc{}, err
 		}
 	}
 	f2p := []string(in.FailToPass)
-	pd := PairDoc{ID: in.InstanceID, Repository: swebench.RepoID(in.Repo), BaseCommit: in.BaseCommit,
+	pd := suite.PairDoc{ID: in.InstanceID, Repository: RepoID(in.Repo), BaseCommit: in.BaseCommit,
 		Issue: path.Join(rel, "issue.md"), Patch: path.Join(rel, "patch.diff"), ReferencePatch: path.Join(rel, "reference.diff"),
 		FailToPass: &f2p}
 	if in.TestPatch != "" {
@@ -411,7 +407,7 @@ func writePairFiles(out string, in swebench.Instance, patch string) (PairDoc, er
 func (im *importer) vendorRepos(ctx context.Context, dir string) error {
 	commits := map[string][]string{}
 	for _, it := range im.todo {
-		id := swebench.RepoID(it.in.Repo)
+		id := RepoID(it.in.Repo)
 		if !slices.Contains(commits[id], it.in.BaseCommit) {
 			commits[id] = append(commits[id], it.in.BaseCommit)
 		}
@@ -434,7 +430,7 @@ func (im *importer) vendorRepos(ctx context.Context, dir string) error {
 	return nil
 }
 
-func writeSuiteDoc(out string, doc SuiteDoc) error {
+func writeSuiteDoc(out string, doc suite.SuiteDoc) error {
 	manifest, err := encodeSuiteDoc(doc)
 	if err != nil {
 		return err
@@ -463,16 +459,16 @@ func writeSuiteDoc(out string, doc SuiteDoc) error {
 			return err
 		}
 	}
-	return os.WriteFile(filepath.Join(out, SuiteFile), manifest, 0o644)
+	return os.WriteFile(filepath.Join(out, suite.SuiteFile), manifest, 0o644)
 }
 
 // Import writes the pairs into tender.yaml up to half of its cap, and to pairs.jsonl beyond.
 const (
-	importPairsInline = MaxSuiteFile / 2
+	importPairsInline = suite.MaxSuiteFile / 2
 	importPairsFile   = "pairs.jsonl"
 )
 
-func encodeSuiteDoc(doc SuiteDoc) ([]byte, error) {
+func encodeSuiteDoc(doc suite.SuiteDoc) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteString("# Written by tender import swebench. See the README for the suite format.\n")
 	enc := yaml.NewEncoder(&buf)
@@ -481,34 +477,4 @@ func encodeSuiteDoc(doc SuiteDoc) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// importInfo checks the keys tender import writes: the model name is one short line, and an
-// instance listed as not a pair is a valid id that is not also a pair's.
-func (l *loader) importInfo(in ImportInfo, pairs map[string]int) (ImportInfo, error) {
-	if len(in.Model) > 300 || strings.ContainsAny(in.Model, "\r\n") {
-		return in, l.errf("model", "must be one line of at most 300 bytes")
-	}
-	if in.SWEBench == nil {
-		return in, nil
-	}
-	seen := map[string]string{}
-	for _, list := range []struct {
-		field string
-		ids   []string
-	}{{"swebench.no_prediction", in.SWEBench.NoPrediction}, {"swebench.not_imported", in.SWEBench.NotImported}} {
-		for i, id := range list.ids {
-			field := fmt.Sprintf("%s[%d]", list.field, i)
-			switch _, isPair := pairs[id]; {
-			case !report.ValidID(id):
-				return in, l.errf(field, "%q is not a valid instance id", id)
-			case isPair:
-				return in, l.errf(field, "%q is also a pair; an instance is either graded or listed here", id)
-			case seen[id] != "":
-				return in, l.errf(field, "%q is also in %s", id, seen[id])
-			}
-			seen[id] = list.field
-		}
-	}
-	return in, nil
 }
