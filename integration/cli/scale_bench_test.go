@@ -14,6 +14,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/internal/cli"
+	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -61,7 +63,7 @@ func cheapSuite(tb testing.TB, n int) string {
 	return suite
 }
 
-// BenchmarkCheapPairs grades 10,000 pairs (-cheap-pairs) that run nothing, end to end through run (load,
+// BenchmarkCheapPairs grades 10,000 pairs (-cheap-pairs) that run nothing, end to end through cli.Main (load,
 // grade, results.jsonl, every output, the seal), and reports the cost per pair. The
 // baseline, in the same process, is the part of that work no implementation can skip:
 // encoding each pair's record and appending it to a file, synced, one line at a time.
@@ -74,12 +76,12 @@ func BenchmarkCheapPairs(b *testing.B) {
 		out := filepath.Join(b.TempDir(), "out")
 		start := time.Now()
 		var stdout, stderr strings.Builder
-		err := run(context.Background(), "dev", []string{"grade", suite, "--out", out, "--concurrency", "2"},
+		code := cli.Main(context.Background(), "dev", []string{"grade", suite, "--out", out, "--concurrency", "2"},
 			[]string{"PATH=" + os.Getenv("PATH")}, strings.NewReader(""), &stdout, &stderr)
 		tender += time.Since(start)
 		baseline += base
-		if err != nil && exitCode(context.Background(), err) != exitOK {
-			b.Fatalf("grade: %v\n%s", err, stderr.String())
+		if code != cli.ExitOK {
+			b.Fatalf("grade: exit %d\n%s", code, stderr.String())
 		}
 		if got := countLines(filepath.Join(out, report.ResultsJSONL)); got != n {
 			b.Fatalf("results.jsonl has %d lines, want %d", got, n)
@@ -101,7 +103,7 @@ func baselineAppend(b *testing.B, n int) time.Duration {
 	}
 	defer f.Close()
 	r := report.PairResult{Schema: report.SchemaVersion, Verdict: report.Unresolved, Reasons: []report.Reason{{Code: report.CodeEmptyPatch}},
-		RequestedCommit: demoBase, FailToPass: []string{"tests/test_formatting.py::test_group_digits_negative"}}
+		RequestedCommit: clitest.DemoBase, FailToPass: []string{"tests/test_formatting.py::test_group_digits_negative"}}
 	start := time.Now()
 	for i := range n {
 		r.ID = fmt.Sprintf("c%05d", i)

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tender-grader/tender/internal/cli"
+	"github.com/tender-grader/tender/internal/clitest"
 )
 
 // leakyFormatting is calc/formatting.py from a candidate that reads every file it can find
@@ -61,25 +64,25 @@ def format_percent(ratio, places=1):
 // must hold the marker (so the candidate did find it); no candidate-visible output may.
 func TestNothingHiddenReachesCandidateOutputs(t *testing.T) {
 	const asset, testPatch = "TENDER-LEAK-MARKER-ASSET-7f3a", "TENDER-LEAK-MARKER-TESTPATCH-91c2"
-	clone := demoClone(t)
-	gitIn(t, clone, readFile(t, repoRoot+"/fixtures/demo/shared/test.diff"), "apply", "-")
+	clone := clitest.DemoClone(t, repoRoot)
+	gitIn(t, clone, clitest.ReadFile(t, repoRoot+"/fixtures/demo/shared/test.diff"), "apply", "-")
 	tests := filepath.Join(clone, "tests", "test_formatting.py")
-	mustWrite(t, tests, "# "+testPatch+"\n"+readFile(t, tests))
+	clitest.WriteFile(t, tests, "# "+testPatch+"\n"+clitest.ReadFile(t, tests))
 	leakTestPatch := gitIn(t, clone, "", "diff")
 	gitIn(t, clone, "", "checkout", "-q", "--", ".")
-	mustWrite(t, filepath.Join(clone, "calc", "formatting.py"), leakyFormatting)
+	clitest.WriteFile(t, filepath.Join(clone, "calc", "formatting.py"), leakyFormatting)
 	leakPatch := gitIn(t, clone, "", "diff")
 
 	suite := copyDir(t, repoRoot+"/fixtures/demo")
-	writeFiles(t, suite, map[string]string{
+	clitest.WriteFiles(t, suite, map[string]string{
 		"hidden/tests/test_hidden.py": "# " + asset + "\nfrom calc.formatting import format_number\n\n\ndef test_hidden_oracle():\n    assert format_number(7) == \"7\"\n",
 		"pairs/leak/patch.diff":       leakPatch,
 		"pairs/leak/test.diff":        leakTestPatch,
 	})
 	manifest := filepath.Join(suite, "tender.yaml")
-	mustWrite(t, manifest, readFile(t, manifest)+`  - id: leak
+	clitest.WriteFile(t, manifest, clitest.ReadFile(t, manifest)+`  - id: leak
     repository: calc
-    base_commit: `+demoBase+`
+    base_commit: `+clitest.DemoBase+`
     issue: pairs/gold-fix/issue.md
     patch: pairs/leak/patch.diff
     test_patch: pairs/leak/test.diff
@@ -90,15 +93,15 @@ func TestNothingHiddenReachesCandidateOutputs(t *testing.T) {
 `)
 	out := filepath.Join(t.TempDir(), "out")
 	stdout, stderr, code := runTender(t, "grade", suite, "--out", out, "--concurrency", "2")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("grade: exit %d\n%s%s", code, stdout, stderr)
 	}
 	pubOut, pubErr, code := runTender(t, "publish", out)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("publish dry run: exit %d\n%s%s", code, pubOut, pubErr)
 	}
 
-	operator := readFile(t, filepath.Join(out, "pairs", "leak", "target.log"))
+	operator := clitest.ReadFile(t, filepath.Join(out, "pairs", "leak", "target.log"))
 	for _, m := range []string{asset, testPatch} {
 		if !strings.Contains(operator, m) {
 			t.Fatalf("the candidate did not find %s: the test would prove nothing. Its log:\n%s", m, operator)
@@ -106,11 +109,11 @@ func TestNothingHiddenReachesCandidateOutputs(t *testing.T) {
 	}
 	visible := map[string]string{"grade stdout": stdout, "grade stderr": stderr, "publish dry run": pubOut + pubErr}
 	for _, f := range []string{"results.json", "results.jsonl", "summary.md", "swebench-summary.json", "tender-results.xml"} {
-		visible[f] = readFile(t, filepath.Join(out, f))
+		visible[f] = clitest.ReadFile(t, filepath.Join(out, f))
 	}
 	reports, _ := filepath.Glob(filepath.Join(out, "pairs", "*", "report.json"))
 	for _, f := range reports {
-		visible[f] = readFile(t, f)
+		visible[f] = clitest.ReadFile(t, f)
 	}
 	for name, text := range visible {
 		for _, m := range []string{"LEAK-MARKER", asset, testPatch} {

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tender-grader/tender/internal/cli"
+	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -24,7 +26,7 @@ import (
 // The seed is logged; TENDER_KILL9_SEED replays a run.
 func TestKill9CyclesThenResume(t *testing.T) {
 	const pairs, cycles = 50, 10
-	bin := buildTender(t)
+	bin := clitest.BuildTender(t, repoRoot)
 	suite := manyPairs(t, pairs)
 	tmp := t.TempDir()
 	out := filepath.Join(t.TempDir(), "out")
@@ -48,7 +50,7 @@ func TestKill9CyclesThenResume(t *testing.T) {
 		}
 		cmd := exec.Command(bin, append(args, "--concurrency", "2")...)
 		cmd.Env = env
-		must(t, cmd.Start())
+		clitest.Must(t, cmd.Start())
 		exited := make(chan struct{})
 		go func() { cmd.Wait(); close(exited) }()
 		// A random point of the run's progress: after k more pairs are recorded (0: before the
@@ -111,7 +113,7 @@ func TestKill9CyclesThenResume(t *testing.T) {
 	if len(all) != pairs || lost > 0 || regraded > 0 || len(left) > 0 || len(containers) > 0 {
 		t.Errorf("want all %d pairs, none lost or graded again, nothing left: left %v, containers %v", pairs, left, containers)
 	}
-	if _, stderr, code := runTender(t, "verify", out); code != exitOK {
+	if _, stderr, code := runTender(t, "verify", out); code != cli.ExitOK {
 		t.Errorf("the bundle does not verify:\n%s", stderr)
 	}
 }

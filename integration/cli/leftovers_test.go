@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tender-grader/tender/internal/clitest"
 )
 
 // tenderDirs lists the tender-* entries of dir.
@@ -30,7 +32,7 @@ func tenderDirs(t *testing.T, dir string) []string {
 // (repository snapshots, check workspaces, restore bases) are removed by `tender gc`, and by
 // the next grade when it starts, as its containers are.
 func TestKilledRunLeavesNoTempDirs(t *testing.T) {
-	bin := buildTender(t)
+	bin := clitest.BuildTender(t, repoRoot)
 	suite := orderedSuite(t, "gold-fix", "gold-fix")
 	for _, next := range [][]string{{"gc"}, {"grade", orderedSuite(t, "empty-patch"), "--out", filepath.Join(t.TempDir(), "next")}} {
 		t.Run(next[0], func(t *testing.T) {
@@ -38,11 +40,11 @@ func TestKilledRunLeavesNoTempDirs(t *testing.T) {
 			env := append(os.Environ(), "TMPDIR="+tmp)
 			cmd := exec.Command(bin, "grade", suite, "--out", filepath.Join(t.TempDir(), "out"), "--concurrency", "1")
 			cmd.Env = env
-			must(t, cmd.Start())
+			clitest.Must(t, cmd.Start())
 			for deadline := time.Now().Add(3 * time.Minute); len(containersOf(t, cmd.Process.Pid)) == 0 && time.Now().Before(deadline); {
 				time.Sleep(50 * time.Millisecond)
 			}
-			must(t, cmd.Process.Signal(syscall.SIGKILL))
+			clitest.Must(t, cmd.Process.Signal(syscall.SIGKILL))
 			cmd.Wait()
 			left := tenderDirs(t, tmp)
 			if len(left) == 0 {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/internal/cli"
+	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -22,7 +24,7 @@ import (
 func TestGradeOutRefusals(t *testing.T) {
 	suite := cheapSuite(t, 2)
 	file := filepath.Join(t.TempDir(), "file")
-	must(t, os.WriteFile(file, []byte("x"), 0o644))
+	clitest.Must(t, os.WriteFile(file, []byte("x"), 0o644))
 	_, done := gradeOK(t, suite)
 	for _, tc := range []struct {
 		name string
@@ -41,8 +43,9 @@ func TestGradeOutRefusals(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := runTender(t, append([]string{"grade", suite}, tc.args...)...)
 			lines := strings.Split(strings.TrimSpace(stderr), "\n")
-			if code != exitUsage || !strings.Contains(stderr, tc.want) || len(lines) != 1 || strings.Contains(stderr, "mkdir ") || strings.Contains(stderr, "lstat ") {
-				t.Errorf("exit %d, want %d and one line with %q:\n%s", code, exitUsage, tc.want, stderr)
+			if code != cli.ExitUsage || !strings.Contains(stderr, tc.want) || len(lines) != 1 ||
+				strings.Contains(stderr, "mkdir ") || strings.Contains(stderr, "lstat ") {
+				t.Errorf("exit %d, want %d and one line with %q:\n%s", code, cli.ExitUsage, tc.want, stderr)
 			}
 		})
 	}
@@ -58,13 +61,13 @@ func TestEmptyShardIsABundle(t *testing.T) {
 	for k := 1; k <= n; k++ {
 		out := filepath.Join(t.TempDir(), "out")
 		_, stderr, code := runTender(t, "grade", suite, "--out", out, "--shard", fmt.Sprintf("%d/%d", k, n))
-		if code != exitOK {
+		if code != cli.ExitOK {
 			t.Fatalf("shard %d/%d: exit %d\n%s", k, n, code, stderr)
 		}
-		if _, stderr, code := runTender(t, "verify", out); code != exitOK {
+		if _, stderr, code := runTender(t, "verify", out); code != cli.ExitOK {
 			t.Fatalf("shard %d/%d does not verify:\n%s", k, n, stderr)
 		}
-		if len(readResults(t, out).Pairs) == 0 {
+		if len(clitest.ReadResults(t, out).Pairs) == 0 {
 			empty++
 		}
 		dirs = append(dirs, out)
@@ -73,10 +76,10 @@ func TestEmptyShardIsABundle(t *testing.T) {
 		t.Fatalf("%d empty shards, want at least %d", empty, n-2)
 	}
 	merged := filepath.Join(t.TempDir(), "merged")
-	if _, stderr, code := runTender(t, append([]string{"merge", "--out", merged}, dirs...)...); code != exitOK {
+	if _, stderr, code := runTender(t, append([]string{"merge", "--out", merged}, dirs...)...); code != cli.ExitOK {
 		t.Fatalf("merge: exit %d\n%s", code, stderr)
 	}
-	if got := len(readResults(t, merged).Pairs); got != 2 {
+	if got := len(clitest.ReadResults(t, merged).Pairs); got != 2 {
 		t.Errorf("the merged bundle has %d pairs, want 2", got)
 	}
 }
@@ -84,7 +87,7 @@ func TestEmptyShardIsABundle(t *testing.T) {
 // TestConcurrentGradesOneOut: two grades started together into one new --out. Ten times, one
 // is refused (exit 2) and the other writes a whole bundle: every pair once, and it verifies.
 func TestConcurrentGradesOneOut(t *testing.T) {
-	bin := buildTender(t)
+	bin := clitest.BuildTender(t, repoRoot)
 	const pairs = 20
 	suite := cheapSuite(t, pairs)
 	for round := range 10 {
@@ -104,7 +107,7 @@ func TestConcurrentGradesOneOut(t *testing.T) {
 		}
 		wg.Wait()
 		slices.Sort(codes)
-		if !slices.Equal(codes, []int{exitOK, exitUsage}) {
+		if !slices.Equal(codes, []int{cli.ExitOK, cli.ExitUsage}) {
 			t.Fatalf("round %d: exit codes %v, want one 0 and one 2\n%s\n%s", round, codes, logs[0], logs[1])
 		}
 		recs, err := report.ReadResults(filepath.Join(out, report.ResultsJSONL))
@@ -115,7 +118,7 @@ func TestConcurrentGradesOneOut(t *testing.T) {
 		if err != nil || len(recs) != pairs || len(ids) != pairs {
 			t.Fatalf("round %d: results.jsonl has %d records of %d pairs (%v), want %d once each", round, len(recs), len(ids), err, pairs)
 		}
-		if _, stderr, code := runTender(t, "verify", out); code != exitOK {
+		if _, stderr, code := runTender(t, "verify", out); code != cli.ExitOK {
 			t.Fatalf("round %d: the bundle does not verify:\n%s", round, stderr)
 		}
 		refused := logs[0]
@@ -147,8 +150,9 @@ func TestFullDiskStopsAndResumes(t *testing.T) {
 	disk := tmpfs(t, 64<<10)
 	out := filepath.Join(disk, "out")
 	_, stderr, code := runTender(t, "grade", suite, "--out", out, "--concurrency", "2")
-	if code != exitFailure || !strings.Contains(stderr, "no space left on device") || !strings.Contains(stderr, "--resume "+out) {
-		t.Fatalf("grade on a full disk: exit %d, want %d, a full disk and a resume hint:\n%s", code, exitFailure, stderr)
+	if code != cli.ExitFailure || !strings.Contains(stderr, "no space left on device") ||
+		!strings.Contains(stderr, "--resume "+out) {
+		t.Fatalf("grade on a full disk: exit %d, want %d, a full disk and a resume hint:\n%s", code, cli.ExitFailure, stderr)
 	}
 	recorded, err := report.ReadResults(filepath.Join(out, report.ResultsJSONL))
 	if err != nil {
@@ -166,9 +170,9 @@ func TestFullDiskStopsAndResumes(t *testing.T) {
 	if len(recorded) >= pairs || strings.Count(stderr, "no space left") != 1 {
 		t.Errorf("%d of %d pairs recorded: the run did not stop, or did not say why once:\n%s", len(recorded), pairs, stderr)
 	}
-	must(t, syscall.Mount("tmpfs", disk, "tmpfs", syscall.MS_REMOUNT, "size=64m"))
+	clitest.Must(t, syscall.Mount("tmpfs", disk, "tmpfs", syscall.MS_REMOUNT, "size=64m"))
 	_, stderr, code = runTender(t, "grade", suite, "--resume", out)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("resume after freeing space: exit %d\n%s", code, stderr)
 	}
 	if ids := recordIDs(t, out); len(ids) != pairs || len(slices.Compact(slices.Sorted(slices.Values(ids)))) != pairs {
@@ -180,23 +184,25 @@ func TestFullDiskStopsAndResumes(t *testing.T) {
 // sealed bundle without results.jsonl. The first pair is cheap; the second runs a verifier,
 // and --out goes while it runs.
 func TestOutRemovedMidRun(t *testing.T) {
-	bin := buildTender(t)
+	bin := clitest.BuildTender(t, repoRoot)
 	suite := orderedSuite(t, "empty-patch", "gold-fix", "empty-patch")
 	out := filepath.Join(t.TempDir(), "out")
 	cmd := exec.Command(bin, "grade", suite, "--out", out, "--concurrency", "1")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	must(t, cmd.Start())
+	clitest.Must(t, cmd.Start())
 	for countLines(filepath.Join(out, report.ResultsJSONL)) < 1 || len(containersOf(t, cmd.Process.Pid)) == 0 {
 		if cmd.ProcessState != nil {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	must(t, os.RemoveAll(out))
+	clitest.Must(t, os.RemoveAll(out))
 	err := cmd.Wait()
-	if code := cmd.ProcessState.ExitCode(); code != exitFailure || !strings.Contains(stderr.String(), "removed or replaced") {
-		t.Fatalf("grade with --out removed: %v (exit %d), want exit %d naming the removal\n%s", err, code, exitFailure, stderr.String())
+	code := cmd.ProcessState.ExitCode()
+	if code != cli.ExitFailure || !strings.Contains(stderr.String(), "removed or replaced") {
+		t.Fatalf("grade with --out removed: %v (exit %d), want exit %d naming the removal\n%s",
+			err, code, cli.ExitFailure, stderr.String())
 	}
 	if _, err := os.Stat(filepath.Join(out, "bundle.dsse.json")); err == nil {
 		t.Errorf("a bundle was sealed in the recreated --out")

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/internal/cli"
+	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -29,11 +31,11 @@ func writeRecords(t *testing.T, out string, rs []report.PairResult) {
 	var b strings.Builder
 	for _, r := range rs {
 		line, err := json.Marshal(r)
-		must(t, err)
+		clitest.Must(t, err)
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	must(t, os.WriteFile(filepath.Join(out, report.ResultsJSONL), []byte(b.String()), 0o644))
+	clitest.Must(t, os.WriteFile(filepath.Join(out, report.ResultsJSONL), []byte(b.String()), 0o644))
 }
 
 func recordIDs(t *testing.T, out string) []string {
@@ -83,7 +85,7 @@ func TestResumeKeepsOnlyWhatItCanRederive(t *testing.T) {
 		stderr  string
 		verdict string // of c00000 after the resume
 	}{
-		{name: "untouched", ids: all, code: exitOK},
+		{name: "untouched", ids: all, code: cli.ExitOK},
 		{name: "edited verdict", tamper: func(t *testing.T, out string, recs []report.PairResult) []report.PairResult {
 			for i := range recs {
 				if recs[i].ID == "c00000" {
@@ -91,62 +93,64 @@ func TestResumeKeepsOnlyWhatItCanRederive(t *testing.T) {
 				}
 			}
 			return recs
-		}, ids: all, graded: []string{"c00000"}, code: exitOK, verdict: "unresolved"},
+		}, ids: all, graded: []string{"c00000"}, code: cli.ExitOK, verdict: "unresolved"},
 		{name: "re-cased key appended", tamper: func(t *testing.T, out string, recs []report.PairResult) []report.PairResult {
 			path := filepath.Join(out, report.ResultsJSONL)
 			var lines []string
-			for _, l := range strings.SplitAfter(readFile(t, path), "\n") {
+			for _, l := range strings.SplitAfter(clitest.ReadFile(t, path), "\n") {
 				if strings.Contains(l, `"id":"c00000"`) {
 					l = strings.TrimSuffix(l, "}\n") + `,"Verdict":"resolved"}` + "\n"
 				}
 				lines = append(lines, l)
 			}
-			must(t, os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644))
+			clitest.Must(t, os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644))
 			return nil
-		}, ids: all, graded: []string{"c00000"}, code: exitOK, verdict: "unresolved"},
+		}, ids: all, graded: []string{"c00000"}, code: cli.ExitOK, verdict: "unresolved"},
 		{name: "line of another suite", tamper: func(t *testing.T, out string, recs []report.PairResult) []report.PairResult {
 			other := recs[1]
 			other.ID = "zz-other"
 			return append(recs, other)
-		}, ids: all, code: exitOK},
+		}, ids: all, code: cli.ExitOK},
 		{name: "same id, other inputs", tamper: func(t *testing.T, out string, recs []report.PairResult) []report.PairResult {
 			other := recs[1]
 			other.InputDigest = strings.Repeat("0", 64)
 			other.Verdict = report.Resolved
 			return append(recs, other)
-		}, ids: all, code: exitOK},
+		}, ids: all, code: cli.ExitOK},
 		{name: "stale duplicate", tamper: func(t *testing.T, out string, recs []report.PairResult) []report.PairResult {
 			return append(recs, recs[2])
-		}, ids: all, code: exitOK},
-		{name: "outside the resumed shard", flags: []string{"--shard", "1/2"}, ids: shard1, code: exitOK},
+		}, ids: all, code: cli.ExitOK},
+		{name: "outside the resumed shard", flags: []string{"--shard", "1/2"}, ids: shard1, code: cli.ExitOK},
 		{name: "crash leftovers", tamper: func(t *testing.T, out string, recs []report.PairResult) []report.PairResult {
-			writeFiles(t, out, map[string]string{
+			clitest.WriteFiles(t, out, map[string]string{
 				".results.json.123.tmp": "{", ".bundle.dsse.json.456": "{", ".summary.md.7.tmp": "x",
 				"pairs/ghost/target.log": "stale", "pairs/c00000/target.log": "stale",
 			})
 			return recs
-		}, ids: all, gone: []string{".results.json.123.tmp", ".bundle.dsse.json.456", ".summary.md.7.tmp", "pairs/ghost", "pairs/c00000/target.log"}, code: exitOK},
+		}, ids: all, gone: []string{".results.json.123.tmp", ".bundle.dsse.json.456", ".summary.md.7.tmp", "pairs/ghost",
+			"pairs/c00000/target.log"}, code: cli.ExitOK},
 		{name: "last record without its newline", tamper: func(t *testing.T, out string, recs []report.PairResult) []report.PairResult {
 			path := filepath.Join(out, report.ResultsJSONL)
-			data := readFile(t, path)
-			must(t, os.WriteFile(path, []byte(strings.TrimSuffix(data, "\n")), 0o644))
+			data := clitest.ReadFile(t, path)
+			clitest.Must(t, os.WriteFile(path, []byte(strings.TrimSuffix(data, "\n")), 0o644))
 			return nil
-		}, ids: all, code: exitOK},
+		}, ids: all, code: cli.ExitOK},
 		{name: "another suite entirely", tamper: func(t *testing.T, out string, recs []report.PairResult) []report.PairResult {
 			for i := range recs {
 				recs[i].ID = "other-" + recs[i].ID
 			}
 			return recs
-		}, code: exitUsage, stderr: "none of its 6 record(s) is a pair of suite cheap"},
+		}, code: cli.ExitUsage, stderr: "none of its 6 record(s) is a pair of suite cheap"},
 		{name: "a bundle of another suite", tamper: func(t *testing.T, out string, recs []report.PairResult) []report.PairResult {
 			path := filepath.Join(out, report.ResultsJSON)
-			must(t, os.WriteFile(path, []byte(strings.Replace(readFile(t, path), `"suite": "cheap"`, `"suite": "other"`, 1)), 0o644))
+			other := strings.Replace(clitest.ReadFile(t, path), `"suite": "cheap"`, `"suite": "other"`, 1)
+			clitest.Must(t, os.WriteFile(path, []byte(other), 0o644))
 			return nil
-		}, code: exitUsage, stderr: "holds a bundle of suite other, not cheap"},
+		}, code: cli.ExitUsage, stderr: "holds a bundle of suite other, not cheap"},
 		{name: "a file tender did not write", tamper: func(t *testing.T, out string, recs []report.PairResult) []report.PairResult {
-			writeFiles(t, out, map[string]string{"notes.txt": "mine"})
+			clitest.WriteFiles(t, out, map[string]string{"notes.txt": "mine"})
 			return recs
-		}, code: exitUsage, stderr: "notes.txt; move it out"},
+		}, code: cli.ExitUsage, stderr: "notes.txt; move it out"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, out := gradeOK(t, suite)
@@ -155,13 +159,13 @@ func TestResumeKeepsOnlyWhatItCanRederive(t *testing.T) {
 					writeRecords(t, out, recs)
 				}
 			}
-			before := readFile(t, filepath.Join(out, report.ResultsJSONL))
+			before := clitest.ReadFile(t, filepath.Join(out, report.ResultsJSONL))
 			_, stderr, code := runTender(t, append([]string{"grade", suite, "--resume", out}, tc.flags...)...)
 			if code != tc.code || !strings.Contains(stderr, tc.stderr) {
 				t.Fatalf("resume: exit %d, want %d with %q\n%s", code, tc.code, tc.stderr, stderr)
 			}
-			if code != exitOK {
-				if after := readFile(t, filepath.Join(out, report.ResultsJSONL)); after != before {
+			if code != cli.ExitOK {
+				if after := clitest.ReadFile(t, filepath.Join(out, report.ResultsJSONL)); after != before {
 					t.Errorf("the refused resume changed results.jsonl")
 				}
 				for _, name := range []string{report.ResultsJSON, "bundle.dsse.json"} {
@@ -190,7 +194,7 @@ func TestResumeKeepsOnlyWhatItCanRederive(t *testing.T) {
 					t.Errorf("c00000 is %s after the resume, want %s", v, tc.verdict)
 				}
 			}
-			if _, stderr, code := runTender(t, "verify", out); code != exitOK {
+			if _, stderr, code := runTender(t, "verify", out); code != cli.ExitOK {
 				t.Errorf("the resumed bundle does not verify:\n%s", stderr)
 			}
 		})
@@ -199,7 +203,7 @@ func TestResumeKeepsOnlyWhatItCanRederive(t *testing.T) {
 
 func verdictOf(t *testing.T, out, id string) string {
 	t.Helper()
-	for _, p := range readResults(t, out).Pairs {
+	for _, p := range clitest.ReadResults(t, out).Pairs {
 		if p.ID == id {
 			return string(p.Verdict)
 		}

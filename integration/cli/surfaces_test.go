@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tender-grader/tender/internal/cli"
+	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -15,7 +17,7 @@ func withVerifierLines(t *testing.T, lines string) string {
 	t.Helper()
 	suite := copyDir(t, repoRoot+"/fixtures/demo")
 	manifest := filepath.Join(suite, "tender.yaml")
-	data := readFile(t, manifest)
+	data := clitest.ReadFile(t, manifest)
 	const anchor = "  timeout: 120s\n"
 	if !strings.Contains(data, anchor) {
 		t.Fatalf("the demo suite's verifier section no longer has %q", anchor)
@@ -41,7 +43,7 @@ func TestSetupAndPostSeeTheSameVariables(t *testing.T) {
 			t.Errorf("%s: %s, expected %s (post commands must not change the verdict)", r.ID, r.Verdict, r.Expect)
 		}
 	}
-	log := readFile(t, filepath.Join(out, "pairs", "gold-fix", "target.log"))
+	log := clitest.ReadFile(t, filepath.Join(out, "pairs", "gold-fix", "target.log"))
 	re := regexp.MustCompile(`(setup|post)-saw:(\S*)`)
 	seen := map[string]string{}
 	for _, m := range re.FindAllStringSubmatch(log, -1) {
@@ -60,8 +62,8 @@ func TestFailingSetupFailsTheCheck(t *testing.T) {
 	suite := withVerifierLines(t, "  setup:\n    - [\"sh\", \"-c\", \"exit 3\"]\n")
 	out := filepath.Join(t.TempDir(), "out")
 	_, _, code := runTender(t, "grade", suite, "--out", out)
-	if code != exitMismatch { // gold-fix expects resolved
-		t.Fatalf("exit %d, want %d", code, exitMismatch)
+	if code != cli.ExitMismatch { // gold-fix expects resolved
+		t.Fatalf("exit %d, want %d", code, cli.ExitMismatch)
 	}
 	results, err := report.ReadResults(filepath.Join(out, "results.jsonl"))
 	if err != nil {
@@ -72,7 +74,8 @@ func TestFailingSetupFailsTheCheck(t *testing.T) {
 			t.Errorf("gold-fix with a failing setup: %s, checks %+v", r.Verdict, r.Checks)
 		}
 	}
-	if log := readFile(t, filepath.Join(out, "pairs", "gold-fix", "target.log")); !strings.Contains(log, "tender: setup command 1 exited 3") {
+	log := clitest.ReadFile(t, filepath.Join(out, "pairs", "gold-fix", "target.log"))
+	if !strings.Contains(log, "tender: setup command 1 exited 3") {
 		t.Errorf("the failing setup is not named in the log:\n%s", log)
 	}
 }

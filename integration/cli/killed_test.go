@@ -8,19 +8,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 )
 
 // TestVerifierKilledFromOutside: `docker kill` of a running verifier is infrastructure, so
 // the pair is an error (verifier_killed), never unresolved for a missing report.
 func TestVerifierKilledFromOutside(t *testing.T) {
-	bin := buildTender(t)
+	bin := clitest.BuildTender(t, repoRoot)
 	suite := orderedSuite(t, "gold-fix")
 	out := filepath.Join(t.TempDir(), "out")
 	cmd := exec.Command(bin, "grade", suite, "--out", out, "--concurrency", "1")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	must(t, cmd.Start())
+	clitest.Must(t, cmd.Start())
 	killed := ""
 	for killed == "" && cmd.ProcessState == nil {
 		ps, _ := exec.Command("docker", "ps", "-q", "--filter", "label=tender.pid="+strconv.Itoa(cmd.Process.Pid)).Output()

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -14,7 +15,7 @@ func goModule(t *testing.T, verifierAndPairs func(base string) string) string {
 	t.Helper()
 	repo := t.TempDir()
 	gitIn(t, repo, "", "init", "-q")
-	writeFiles(t, repo, map[string]string{
+	clitest.WriteFiles(t, repo, map[string]string{
 		"go.mod":       "module example.com/calc\n\ngo 1.19\n",
 		"calc/calc.go": "package calc\n\nfunc Add(a, b int) int { return a - b }\n\nfunc Sub(a, b int) int { return a - b }\n",
 		"calc/calc_test.go": "package calc\n\nimport \"testing\"\n\n" +
@@ -25,14 +26,14 @@ func goModule(t *testing.T, verifierAndPairs func(base string) string) string {
 	gitIn(t, repo, "", "commit", "-qm", "base")
 	base := strings.TrimSpace(gitIn(t, repo, "", "rev-parse", "HEAD"))
 	suite := t.TempDir()
-	writeFiles(t, suite, map[string]string{"repos/calc.fi": gitIn(t, repo, "", "fast-export", "--all")})
+	clitest.WriteFiles(t, suite, map[string]string{"repos/calc.fi": gitIn(t, repo, "", "fast-export", "--all")})
 	patch := func(body string) string {
-		writeFiles(t, repo, map[string]string{"calc/calc.go": body})
+		clitest.WriteFiles(t, repo, map[string]string{"calc/calc.go": body})
 		d := gitIn(t, repo, "", "diff")
 		gitIn(t, repo, "", "checkout", "-q", "--", ".")
 		return d
 	}
-	writeFiles(t, suite, map[string]string{
+	clitest.WriteFiles(t, suite, map[string]string{
 		"issue.md":    "Add subtracts.\n",
 		"fix.diff":    patch("package calc\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Sub(a, b int) int { return a - b }\n"),
 		"bad.diff":    patch("package calc\n\nfunc Add(a, b int) int { return a * b }\n\nfunc Sub(a, b int) int { return a - b }\n"),

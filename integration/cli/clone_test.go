@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tender-grader/tender/internal/cli"
+	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -13,29 +15,29 @@ import (
 func plantCanaries(t *testing.T, clone, marker string) {
 	t.Helper()
 	helper := filepath.Join(clone, ".git", "canary.sh")
-	writeFiles(t, clone, map[string]string{".git/canary.sh": "#!/bin/sh\ntouch " + marker + "\n"})
+	clitest.WriteFiles(t, clone, map[string]string{".git/canary.sh": "#!/bin/sh\ntouch " + marker + "\n"})
 	if err := os.Chmod(helper, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for _, hook := range []string{"post-checkout", "post-index-change", "reference-transaction", "pre-auto-gc"} {
 		p := filepath.Join(clone, ".git", "hooks", hook)
-		writeFiles(t, clone, map[string]string{".git/hooks/" + hook: "#!/bin/sh\ntouch " + marker + "\n"})
+		clitest.WriteFiles(t, clone, map[string]string{".git/hooks/" + hook: "#!/bin/sh\ntouch " + marker + "\n"})
 		if err := os.Chmod(p, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	cfg := readFile(t, filepath.Join(clone, ".git", "config")) +
+	cfg := clitest.ReadFile(t, filepath.Join(clone, ".git", "config")) +
 		"[core]\n\tfsmonitor = " + helper + "\n\thooksPath = .git/hooks\n\tpager = " + helper + "\n" +
 		"[diff]\n\texternal = " + helper + "\n[filter \"x\"]\n\tclean = " + helper + "\n\tsmudge = " + helper + "\n\tprocess = " + helper + "\n" +
 		"[alias]\n\tstatus = !" + helper + "\n[credential]\n\thelper = !" + helper + "\n"
-	writeFiles(t, clone, map[string]string{".git/config": cfg, ".git/info/attributes": "* filter=x\n"})
+	clitest.WriteFiles(t, clone, map[string]string{".git/config": cfg, ".git/info/attributes": "* filter=x\n"})
 }
 
 // TestGradeFromAHostileClone maps the demo repository to an operator's clone whose .git is
 // planted with hooks and helpers: grading runs none of them, and the verdicts are the ones
 // the vendored stream gives.
 func TestGradeFromAHostileClone(t *testing.T) {
-	clone := demoClone(t)
+	clone := clitest.DemoClone(t, repoRoot)
 	marker := filepath.Join(t.TempDir(), "canary-fired")
 	plantCanaries(t, clone, marker)
 	results, _ := gradeOK(t, repoRoot+"/fixtures/demo", "--repo", "calc="+clone, "--pinned")
@@ -43,7 +45,7 @@ func TestGradeFromAHostileClone(t *testing.T) {
 		t.Fatal("a helper planted in the clone's .git ran")
 	}
 	for _, r := range results {
-		if r.ExecutedCommit != demoBase || r.RequestedCommit != demoBase {
+		if r.ExecutedCommit != clitest.DemoBase || r.RequestedCommit != clitest.DemoBase {
 			t.Errorf("%s: requested %s, executed %s", r.ID, r.RequestedCommit, r.ExecutedCommit)
 		}
 	}
@@ -60,11 +62,11 @@ func TestGradeFromAHostileClone(t *testing.T) {
 // TestGradeRefusesADirtyOrMovedClone: a clone with uncommitted changes, or (pinned) at another
 // commit, is refused before any verifier starts, as an error for every pair.
 func TestGradeRefusesADirtyOrMovedClone(t *testing.T) {
-	dirty := demoClone(t)
+	dirty := clitest.DemoClone(t, repoRoot)
 	marker := filepath.Join(t.TempDir(), "canary-fired")
 	plantCanaries(t, dirty, marker)
-	writeFiles(t, dirty, map[string]string{"calc/formatting.py": "# edited, not committed\n"})
-	moved := demoClone(t)
+	clitest.WriteFiles(t, dirty, map[string]string{"calc/formatting.py": "# edited, not committed\n"})
+	moved := clitest.DemoClone(t, repoRoot)
 	gitIn(t, moved, "", "commit", "-q", "--allow-empty", "-m", "later")
 	for _, tc := range []struct{ name, clone, reason string }{
 		{"dirty", dirty, "source_dirty"},
@@ -73,8 +75,8 @@ func TestGradeRefusesADirtyOrMovedClone(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			_, _, code := runTender(t, "grade", repoRoot+"/fixtures/demo", "--out", out, "--repo", "calc="+tc.clone, "--pinned")
-			if code != exitMismatch {
-				t.Fatalf("exit %d, want %d (every pair is an error)", code, exitMismatch)
+			if code != cli.ExitMismatch {
+				t.Fatalf("exit %d, want %d (every pair is an error)", code, cli.ExitMismatch)
 			}
 			results, err := report.ReadResults(filepath.Join(out, "results.jsonl"))
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -131,7 +132,7 @@ func assertNoLeak(t *testing.T, out string) {
 		files = append(files, rel)
 	}
 	for _, f := range files {
-		data := readFile(t, filepath.Join(out, f))
+		data := clitest.ReadFile(t, filepath.Join(out, f))
 		for _, marker := range []string{"TENDER-HIDDEN-MARKER", "TENDER-CANARY"} {
 			if strings.Contains(data, marker) {
 				t.Errorf("%s shows %s", f, marker)
@@ -144,7 +145,7 @@ func assertNoLeak(t *testing.T, out string) {
 	}
 	live := false
 	for _, l := range logs {
-		live = live || strings.Contains(readFile(t, l), "TENDER-HIDDEN-MARKER-asset-")
+		live = live || strings.Contains(clitest.ReadFile(t, l), "TENDER-HIDDEN-MARKER-asset-")
 	}
 	if !live {
 		t.Error("control: r2-hidden-leak's operator logs never show the hidden marker, so the leak attack proves nothing")

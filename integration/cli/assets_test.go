@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -27,12 +28,12 @@ new file mode 100644
 // from the results and the summary, which the candidate may read.
 func TestHiddenAssets(t *testing.T) {
 	suite := copyDir(t, repoRoot+"/fixtures/demo")
-	writeFiles(t, suite, map[string]string{
+	clitest.WriteFiles(t, suite, map[string]string{
 		"hidden/tests/test_hidden.py":     hiddenTest,
 		"pairs/touches-hidden/patch.diff": touchesHidden,
 	})
 	manifest := filepath.Join(suite, "tender.yaml")
-	data := readFile(t, manifest)
+	data := clitest.ReadFile(t, manifest)
 	const f2p = `      - "tests/test_formatting.py::test_group_digits_negative"` + "\n"
 	if strings.Count(data, f2p) < 2 {
 		t.Fatal("the demo suite changed shape")
@@ -43,7 +44,7 @@ func TestHiddenAssets(t *testing.T) {
 	data = strings.Replace(data, "expect: resolved", "expect: unresolved", 1)
 	data += `  - id: touches-hidden
     repository: calc
-    base_commit: ` + demoBase + `
+    base_commit: ` + clitest.DemoBase + `
     issue: pairs/gold-fix/issue.md
     patch: pairs/touches-hidden/patch.diff
     assets: hidden
@@ -70,7 +71,7 @@ func TestHiddenAssets(t *testing.T) {
 		}
 	}
 	for _, f := range []string{"results.json", "results.jsonl", "summary.md", "swebench-summary.json", "tender-results.xml", "pairs/gold-fix/report.json"} {
-		if strings.Contains(readFile(t, filepath.Join(out, f)), "SECRET-ORACLE-42") {
+		if strings.Contains(clitest.ReadFile(t, filepath.Join(out, f)), "SECRET-ORACLE-42") {
 			t.Errorf("%s shows the hidden test's output", f)
 		}
 	}

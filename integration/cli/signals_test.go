@@ -7,13 +7,16 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tender-grader/tender/internal/cli"
+	"github.com/tender-grader/tender/internal/clitest"
 )
 
 // TestHangupAndQuitCleanUp: SIGHUP (a closed terminal) and SIGQUIT end a grade the way SIGINT
 // and SIGTERM do: exit 130, every container of the run removed, a resume hint. SIGQUIT still
 // prints every goroutine's stack first, as Go's default would.
 func TestHangupAndQuitCleanUp(t *testing.T) {
-	bin := buildTender(t)
+	bin := clitest.BuildTender(t, repoRoot)
 	suite := orderedSuite(t, "gold-fix", "gold-fix", "gold-fix")
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGQUIT} {
 		t.Run(sig.String(), func(t *testing.T) {
@@ -21,7 +24,7 @@ func TestHangupAndQuitCleanUp(t *testing.T) {
 			cmd := exec.Command(bin, "grade", suite, "--out", out, "--concurrency", "1")
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
-			must(t, cmd.Start())
+			clitest.Must(t, cmd.Start())
 			for deadline := time.Now().Add(3 * time.Minute); len(containersOf(t, cmd.Process.Pid)) == 0; {
 				if time.Now().After(deadline) {
 					cmd.Process.Kill()
@@ -29,10 +32,11 @@ func TestHangupAndQuitCleanUp(t *testing.T) {
 				}
 				time.Sleep(50 * time.Millisecond)
 			}
-			must(t, cmd.Process.Signal(sig))
+			clitest.Must(t, cmd.Process.Signal(sig))
 			cmd.Wait()
-			if code := cmd.ProcessState.ExitCode(); code != exitInterrupted || !strings.Contains(stderr.String(), "--resume "+out) {
-				t.Errorf("after %s: exit %d, want %d and a resume hint\n%s", sig, code, exitInterrupted, stderr.String())
+			code := cmd.ProcessState.ExitCode()
+			if code != cli.ExitInterrupted || !strings.Contains(stderr.String(), "--resume "+out) {
+				t.Errorf("after %s: exit %d, want %d and a resume hint\n%s", sig, code, cli.ExitInterrupted, stderr.String())
 			}
 			if left := containersOf(t, cmd.Process.Pid); len(left) > 0 {
 				t.Errorf("after %s containers of the run are left: %v", sig, left)
@@ -48,11 +52,11 @@ func TestHangupAndQuitCleanUp(t *testing.T) {
 // TestInterruptedValidateRunNamesNothingBroken: validate --run cut short by SIGINT exits 130
 // and calls no instance broken for checks it did not finish.
 func TestInterruptedValidateRunNamesNothingBroken(t *testing.T) {
-	bin := buildTender(t)
+	bin := clitest.BuildTender(t, repoRoot)
 	cmd := exec.Command(bin, "validate", "--run", repoRoot+"/fixtures/demo")
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	must(t, cmd.Start())
+	clitest.Must(t, cmd.Start())
 	for deadline := time.Now().Add(3 * time.Minute); len(containersOf(t, cmd.Process.Pid)) == 0; {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
@@ -60,9 +64,10 @@ func TestInterruptedValidateRunNamesNothingBroken(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	must(t, cmd.Process.Signal(syscall.SIGINT))
+	clitest.Must(t, cmd.Process.Signal(syscall.SIGINT))
 	cmd.Wait()
-	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted || strings.Contains(stdout.String(), "BROKEN") {
-		t.Errorf("interrupted validate --run: exit %d, want %d and no instance called broken\n%s%s", code, exitInterrupted, stdout.String(), stderr.String())
+	if code := cmd.ProcessState.ExitCode(); code != cli.ExitInterrupted || strings.Contains(stdout.String(), "BROKEN") {
+		t.Errorf("interrupted validate --run: exit %d, want %d and no instance called broken\n%s%s",
+			code, cli.ExitInterrupted, stdout.String(), stderr.String())
 	}
 }

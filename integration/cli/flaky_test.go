@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/github"
 )
@@ -79,14 +80,16 @@ var coinF2P = []string{"tests/test_formatting.py::test_format_number_negative_in
 func flakySuite(t *testing.T, policy string) string {
 	t.Helper()
 	suite := copyDir(t, repoRoot+"/fixtures/demo")
-	clone := demoClone(t)
+	clone := clitest.DemoClone(t, repoRoot)
 	gitIn(t, clone, "", "apply", filepath.Join(suite, "shared", "test.diff"))
-	writeFiles(t, clone, map[string]string{"tests/test_flaky.py": coinTests})
+	clitest.WriteFiles(t, clone, map[string]string{"tests/test_flaky.py": coinTests})
 	gitIn(t, clone, "", "add", "-A")
-	mustWrite(t, filepath.Join(suite, "shared", "test-flaky.diff"), gitIn(t, clone, "", "diff", "--cached", "--full-index"))
-	gitIn(t, clone, "", "reset", "-q", "--hard", demoBase)
-	writeFiles(t, clone, map[string]string{"calc/formatting.py": coinFix})
-	mustWrite(t, filepath.Join(suite, "pairs", "coin-fix", "patch.diff"), gitIn(t, clone, "", "diff", "--full-index"))
+	clitest.WriteFile(t, filepath.Join(suite, "shared", "test-flaky.diff"),
+		gitIn(t, clone, "", "diff", "--cached", "--full-index"))
+	gitIn(t, clone, "", "reset", "-q", "--hard", clitest.DemoBase)
+	clitest.WriteFiles(t, clone, map[string]string{"calc/formatting.py": coinFix})
+	clitest.WriteFile(t, filepath.Join(suite, "pairs", "coin-fix", "patch.diff"),
+		gitIn(t, clone, "", "diff", "--full-index"))
 
 	doc := readSuiteDoc(t, suite)
 	i := slices.IndexFunc(doc.Pairs, func(p grader.PairDoc) bool { return p.ID == "gold-fix" })

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/internal/cli"
+	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/bundle"
 	"github.com/tender-grader/tender/sandbox"
@@ -56,7 +58,7 @@ func writeEnvSuite(t *testing.T, pytestID string) string {
 		pair("gold", "", "gold.diff", "tests/test_calc.py::test_double") +
 		pair("empty", "", "empty.diff", "tests/test_calc.py::test_double") +
 		pair("wrong", "", "wrong.diff", "tests/test_calc.py::test_double")
-	writeFiles(t, suite, map[string]string{"tender.yaml": manifest, "issue.md": "double() triples.\n",
+	clitest.WriteFiles(t, suite, map[string]string{"tender.yaml": manifest, "issue.md": "double() triples.\n",
 		"gold.diff": goldSrc, "wrong.diff": wrongSrc, "empty.diff": "",
 		"envs/file/Dockerfile":        "FROM tender-verifier/pytest\nCOPY tender_envmark.py /usr/lib/python3/dist-packages/tender_envmark.py\n",
 		"envs/file/tender_envmark.py": "MARK = \"dockerfile\"\n"})
@@ -68,11 +70,11 @@ func writeEnvSuite(t *testing.T, pytestID string) string {
 func bundleRepo(t *testing.T, files map[string]string, bundle string) string {
 	t.Helper()
 	repo := t.TempDir()
-	writeFiles(t, repo, files)
+	clitest.WriteFiles(t, repo, files)
 	gitIn(t, repo, "", "init", "-q", "-b", "main")
 	gitIn(t, repo, "", "add", ".")
 	gitIn(t, repo, "", "commit", "-q", "-m", "base")
-	must(t, os.MkdirAll(filepath.Dir(bundle), 0o755))
+	clitest.Must(t, os.MkdirAll(filepath.Dir(bundle), 0o755))
 	gitIn(t, repo, "", "bundle", "create", "-q", bundle, "main")
 	return strings.TrimSpace(gitIn(t, repo, "", "rev-parse", "HEAD"))
 }
@@ -96,7 +98,7 @@ func TestGradeInEnvironments(t *testing.T) {
 
 	// The suite's environments build up front, by name, and say which image each is.
 	stdout, stderr, code := runTender(t, "image", "build", "--suite", suite)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("image build --suite: exit %d\n%s%s", code, stdout, stderr)
 	}
 	built := map[string][]string{}
@@ -162,17 +164,17 @@ func TestGradeEnvironmentImageMissing(t *testing.T) {
 	suite := t.TempDir()
 	base := bundleRepo(t, srcLayoutRepo, filepath.Join(suite, "repos", "calc.bundle"))
 	gone := "sha256:" + strings.Repeat("0", 64)
-	writeFiles(t, suite, map[string]string{"issue.md": "double() triples.\n", "gold.diff": goldSrc,
+	clitest.WriteFiles(t, suite, map[string]string{"issue.md": "double() triples.\n", "gold.diff": goldSrc,
 		"tender.yaml": "name: gone\nversion: \"1\"\nverifier:\n  python_path: [src]\nenvironments:\n  gone:\n    image: " + gone + "\n" +
 			"repositories:\n  calc: {bundle: repos/calc.bundle}\npairs:\n" +
 			fmt.Sprintf("  - {id: in-gone, environment: gone, repository: calc, base_commit: %s, issue: issue.md, patch: gold.diff, fail_to_pass: [tests/test_calc.py::test_double]}\n", base) +
 			fmt.Sprintf("  - {id: plain, repository: calc, base_commit: %s, issue: issue.md, patch: gold.diff, fail_to_pass: [tests/test_calc.py::test_double]}\n", base)})
 	out := filepath.Join(t.TempDir(), "out")
 	stdout, stderr, code := runTender(t, "grade", suite, "--out", out)
-	if code != exitOK || !strings.Contains(stderr, "tender: environment gone: FAILED: ") {
+	if code != cli.ExitOK || !strings.Contains(stderr, "tender: environment gone: FAILED: ") {
 		t.Fatalf("exit %d, want 0 with the failed environment named\n%s%s", code, stdout, stderr)
 	}
-	results := readResults(t, out).Pairs
+	results := clitest.ReadResults(t, out).Pairs
 	byID := map[string]report.PairResult{}
 	for _, r := range results {
 		byID[r.ID] = r
@@ -194,10 +196,10 @@ func TestGradeEnvironmentImageMissing(t *testing.T) {
 	shard := fmt.Sprintf("%d/%d", grader.ShardOf("plain", n)+1, n)
 	out2 := filepath.Join(t.TempDir(), "out")
 	stdout, stderr, code = runTender(t, "grade", suite, "--out", out2, "--shard", shard)
-	if code != exitOK || strings.Contains(stderr, "environment gone") {
+	if code != cli.ExitOK || strings.Contains(stderr, "environment gone") {
 		t.Fatalf("--shard %s: exit %d, want 0 and no word of another shard's environment\n%s%s", shard, code, stdout, stderr)
 	}
-	if rs := readResults(t, out2).Pairs; len(rs) != 1 || rs[0].ID != "plain" || rs[0].Verdict != report.Resolved {
+	if rs := clitest.ReadResults(t, out2).Pairs; len(rs) != 1 || rs[0].ID != "plain" || rs[0].Verdict != report.Resolved {
 		t.Errorf("--shard %s graded %+v, want plain alone, resolved", shard, rs)
 	}
 }

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/internal/cli"
+	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/sandbox"
 )
@@ -33,7 +36,7 @@ var ubuntuRunnerSources = map[string]string{
 // debootstrap build of the tests; the image is removed before and after.
 func TestImageBuildWithMirror(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, ubuntuRunnerSources)
+	clitest.WriteFiles(t, root, ubuntuRunnerSources)
 	_, err := sandbox.FindMirror(root, "bookworm")
 	if !errors.Is(err, sandbox.ErrNoMirror) || !strings.Contains(err.Error(), "pass --mirror URL") || !strings.Contains(err.Error(), "--keyring FILE") {
 		t.Fatalf("FindMirror on an Ubuntu runner's sources: %v; want ErrNoMirror saying to pass --mirror and --keyring", err)
@@ -49,12 +52,12 @@ func TestImageBuildWithMirror(t *testing.T) {
 	suite := t.TempDir()
 	base := bundleRepo(t, map[string]string{"tests/test_tz.py": "import pytz\n\n\ndef test_utc():\n    assert pytz.utc.zone == \"UTC\"\n"},
 		filepath.Join(suite, "repos", "tz.bundle"))
-	writeFiles(t, suite, map[string]string{"issue.md": "Needs pytz.\n", "empty.diff": "",
+	clitest.WriteFiles(t, suite, map[string]string{"issue.md": "Needs pytz.\n", "empty.diff": "",
 		"gold.diff": "diff --git a/NOTES b/NOTES\nnew file mode 100644\n--- /dev/null\n+++ b/NOTES\n@@ -0,0 +1 @@\n+uses pytz\n",
 		"tender.yaml": "name: tz\nversion: \"1\"\nenvironments:\n  tz:\n    debian:\n      packages: [python3-tz]\n" +
 			"repositories:\n  tz: {bundle: repos/tz.bundle, environment: tz}\npairs:\n" +
 			fmt.Sprintf("  - id: tz\n    repository: tz\n    base_commit: %s\n    issue: issue.md\n    patch: gold.diff\n    fail_to_pass: [tests/test_tz.py::test_utc]\n", base)})
-	s, err := loadSuite(suite, nil)
+	s, err := grader.Load(suite, grader.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +67,7 @@ func TestImageBuildWithMirror(t *testing.T) {
 	t.Cleanup(removeImage)
 
 	stdout, stderr, code := runTender(t, "image", "build", "--suite", suite, "--mirror", here.URI, "--keyring", here.SignedBy)
-	if code != exitOK || !strings.Contains(stderr, "debootstrap") || !strings.HasPrefix(stdout, "tz "+ref+" sha256:") {
+	if code != cli.ExitOK || !strings.Contains(stderr, "debootstrap") || !strings.HasPrefix(stdout, "tz "+ref+" sha256:") {
 		t.Fatalf("image build --suite --mirror: exit %d\n%s%s", code, stdout, stderr)
 	}
 	t.Logf("built: %s", strings.TrimSpace(stdout))

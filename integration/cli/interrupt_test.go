@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/internal/cli"
+	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -45,7 +47,7 @@ func manyPairs(t *testing.T, n int) string {
 // not started) at a fifth of the cost of 100.
 func TestInterruptAndResume(t *testing.T) {
 	const total = 20
-	bin := buildTender(t)
+	bin := clitest.BuildTender(t, repoRoot)
 	suite := manyPairs(t, total)
 	out := filepath.Join(t.TempDir(), "out")
 	var stderr bytes.Buffer
@@ -65,8 +67,8 @@ func TestInterruptAndResume(t *testing.T) {
 	}
 	err := cmd.Wait()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
-		t.Fatalf("interrupted grade: %v, want exit %d\n%s", err, exitInterrupted, stderr.String())
+	if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitInterrupted {
+		t.Fatalf("interrupted grade: %v, want exit %d\n%s", err, cli.ExitInterrupted, stderr.String())
 	}
 	if left := containersOf(t, cmd.Process.Pid); len(left) > 0 {
 		t.Errorf("containers of the interrupted run are left: %v", left)
@@ -111,7 +113,7 @@ func TestInterruptAndResume(t *testing.T) {
 	if left := containersOf(t, resume.Process.Pid); len(left) > 0 {
 		t.Errorf("containers of the resumed run are left: %v", left)
 	}
-	if _, _, code := runTender(t, "verify", out); code != exitOK {
+	if _, _, code := runTender(t, "verify", out); code != cli.ExitOK {
 		t.Errorf("the resumed bundle does not verify")
 	}
 }

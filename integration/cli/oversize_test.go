@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tender-grader/tender/fixtures/bigpatch"
+	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -23,8 +24,8 @@ func TestOversizePatch(t *testing.T) {
 	f.Close()
 	out := filepath.Join(t.TempDir(), "out")
 	stdout, stderr, code := runTender(t, "grade", suite, "--out", out)
-	if code != exitMismatch { // wrong-fix expects unresolved
-		t.Fatalf("exit %d, want %d (the expect mismatch of the replaced pair)\n%s%s", code, exitMismatch, stdout, stderr)
+	if code != cli.ExitMismatch { // wrong-fix expects unresolved
+		t.Fatalf("exit %d, want %d (the expect mismatch of the replaced pair)\n%s%s", code, cli.ExitMismatch, stdout, stderr)
 	}
 	results, err := report.ReadResults(filepath.Join(out, "results.jsonl"))
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/internal/cli"
+	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -19,7 +21,7 @@ import (
 // instance whose fail_to_pass names a test that already passes on the base commit.
 func TestValidateRun(t *testing.T) {
 	out, errOut, code := runTender(t, "validate", "--run", repoRoot+"/fixtures/demo")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("validate --run fixtures/demo: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	if !strings.Contains(out, "ok      gold-fix") || !strings.Contains(out, "all 6 instance(s) are sound") {
@@ -42,8 +44,8 @@ func TestValidateRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errOut, code = runTender(t, "validate", "--run", broken)
-	if code != exitFailure {
-		t.Fatalf("broken suite: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitFailure, out, errOut)
+	if code != cli.ExitFailure {
+		t.Fatalf("broken suite: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, cli.ExitFailure, out, errOut)
 	}
 	want := "BROKEN  gold-fix: on the base commit tests/test_arithmetic.py::test_mean is passed; a fail_to_pass test must fail there"
 	if !strings.Contains(out, want) {
@@ -59,12 +61,12 @@ func TestValidateRun(t *testing.T) {
 func idsRepo(t *testing.T, suite string) string {
 	t.Helper()
 	work := t.TempDir()
-	writeFiles(t, work, map[string]string{"calc.py": "def label(x):\n    return x\n"})
+	clitest.WriteFiles(t, work, map[string]string{"calc.py": "def label(x):\n    return x\n"})
 	gitIn(t, work, "", "init", "-q", "-b", "main")
 	gitIn(t, work, "", "add", "-A")
 	gitIn(t, work, "", "commit", "-q", "-m", "base")
 	base := strings.TrimSpace(gitIn(t, work, "", "rev-parse", "HEAD"))
-	must(t, os.MkdirAll(filepath.Join(suite, "repos"), 0o755))
+	clitest.Must(t, os.MkdirAll(filepath.Join(suite, "repos"), 0o755))
 	gitIn(t, work, "", "bundle", "create", "-q", filepath.Join(suite, "repos", "proj.bundle"), "--all")
 	return base
 }
@@ -95,7 +97,7 @@ func idsSuite(t *testing.T, pairs []grader.PairDoc, files map[string]string) str
 	files["reference.diff"] = idsReference
 	files["empty.diff"] = ""
 	files["breaker.diff"] = idsBreaker
-	writeFiles(t, suite, files)
+	clitest.WriteFiles(t, suite, files)
 	for i := range pairs {
 		pairs[i].Repository, pairs[i].BaseCommit, pairs[i].Issue = "proj", base, "issue.md"
 		pairs[i].ReferencePatch = "reference.diff"
@@ -131,14 +133,14 @@ func TestTruncatedIDsAndBrokenEnvironments(t *testing.T) {
 
 	out := filepath.Join(t.TempDir(), "out")
 	stdout, stderr, code := runTender(t, "grade", suite, "--out", out, "--concurrency", "2")
-	if code != exitOK {
-		for _, r := range readResults(t, out).Pairs {
+	if code != cli.ExitOK {
+		for _, r := range clitest.ReadResults(t, out).Pairs {
 			t.Logf("%s: %s %+v", r.ID, r.Verdict, r.Reasons)
 		}
 		t.Fatalf("grade: exit %d (3: an expect was not met)\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	byID := map[string]report.PairResult{}
-	for _, r := range readResults(t, out).Pairs {
+	for _, r := range clitest.ReadResults(t, out).Pairs {
 		byID[r.ID] = r
 	}
 	gold := byID["trunc-gold"]
@@ -171,8 +173,8 @@ func TestTruncatedIDsAndBrokenEnvironments(t *testing.T) {
 
 	vout := filepath.Join(t.TempDir(), "validate")
 	stdout, stderr, code = runTender(t, "validate", "--run", "--out", vout, suite)
-	if code != exitFailure {
-		t.Fatalf("validate --run: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitFailure, stdout, stderr)
+	if code != cli.ExitFailure {
+		t.Fatalf("validate --run: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, cli.ExitFailure, stdout, stderr)
 	}
 	for _, want := range []string{
 		`truncated trunc-gold: 1 test ID(s) look cut at a space`,
@@ -219,13 +221,13 @@ func TestValidateRepeatFlagsUnstable(t *testing.T) {
 	}, map[string]string{"test_f.diff": newModulePatch("tests/test_f.py", idsFlakyModule)})
 	vout := filepath.Join(t.TempDir(), "validate")
 	stdout, stderr, code := runTender(t, "validate", "--run", "--repeat", "2", "--out", vout, suite)
-	if code != exitFailure || !strings.Contains(stdout, "BROKEN  flaky: ") {
+	if code != cli.ExitFailure || !strings.Contains(stdout, "BROKEN  flaky: ") {
 		t.Fatalf("validate --repeat 2: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	var doc struct {
 		Instances []grader.InstanceReport `json:"instances"`
 	}
-	must(t, json.Unmarshal([]byte(readFile(t, filepath.Join(vout, report.ValidationJSON))), &doc))
+	clitest.Must(t, json.Unmarshal([]byte(clitest.ReadFile(t, filepath.Join(vout, report.ValidationJSON))), &doc))
 	if len(doc.Instances) != 1 || !doc.Instances[0].Unstable || len(doc.Instances[0].Runs) != 2 {
 		t.Fatalf("validation.json: %+v", doc.Instances)
 	}
