@@ -2,7 +2,6 @@ package pyboot
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,35 +10,23 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
+	"github.com/tender-grader/tender/grader/pyboot"
+	"github.com/tender-grader/tender/integration/internal/enginetest"
 	"github.com/tender-grader/tender/report/junit"
 	"github.com/tender-grader/tender/sandbox"
 	"github.com/tender-grader/tender/sandbox/docker"
 )
 
-// These tests run the real bootstrap in the real verifier image, on the demo project (the
-// calc package of fixtures/gen/src) with the evaluator's test patch. An unreachable engine or a
-// missing image fails them; they never skip.
+// engine runs the bootstrap; TestMain connects it and ensures the pytest image.
 var engine *docker.Backend
 
 func TestMain(m *testing.M) {
-	os.Exit(mainWithEngine(m))
-}
-
-func mainWithEngine(m *testing.M) int {
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	defer cancel()
-	d, err := docker.New(ctx)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL: the pyboot tests run the bootstrap in a verifier and need the Docker engine: %v\n", err)
-		return 1
+	if engine = enginetest.Start("integration/pyboot", sandbox.ImagePytest); engine == nil {
+		os.Exit(1)
 	}
-	defer d.Close(context.Background())
-	if _, err := d.EnsureImage(ctx, sandbox.ImagePytest, os.Stderr); err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL: verifier image %s: %v\n", sandbox.ImagePytest, err)
-		return 1
-	}
-	engine = d
-	return m.Run()
+	code := m.Run()
+	engine.Close(context.Background())
+	os.Exit(code)
 }
 
 var required = []string{
@@ -79,29 +66,30 @@ func writeFile(t *testing.T, path, data string) {
 }
 
 // runBoot runs the bootstrap on tree and judges what came back, as the grader does.
-func runBoot(t *testing.T, tree string, opts ...func(*Config)) (Control, Findings, *sandbox.Result) {
+func runBoot(t *testing.T, tree string, opts ...func(*pyboot.Config)) (
+	pyboot.Control, pyboot.Findings, *sandbox.Result) {
 	t.Helper()
 	support := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(support, "out"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg := NewConfig(required, nil, nil)
+	cfg := pyboot.NewConfig(required, nil, nil)
 	for _, o := range opts {
 		o(&cfg)
 	}
 	spec := sandbox.Spec{RunID: "pyboot-test", Name: t.Name(), Image: sandbox.ImagePytest, Workspace: tree, Support: support,
-		Command: Command(), Stdin: cfg.Stdin(), Env: map[string]string{"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+		Command: pyboot.Command(), Stdin: cfg.Stdin(), Env: map[string]string{"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
 		Limits: sandbox.Limits{Timeout: 2 * time.Minute, Memory: 512 << 20, Pids: 256}}
 	res, err := engine.Run(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctl := Read([]byte(res.Stdout.String()), cfg.Nonce)
+	ctl := pyboot.Read([]byte(res.Stdout.String()), cfg.Nonce)
 	var rep *junit.Report
 	if res.JUnit != nil {
 		rep, _ = junit.Parse(res.JUnit, junit.Options{Runner: junit.RunnerPytest, Files: []string{"tests/test_formatting.py"}})
 	}
-	f := ctl.Judge(Run{Report: rep, JUnit: res.JUnit, Exit: res.ExitCode, Ended: !res.TimedOut && !res.OOMKilled})
+	f := ctl.Judge(pyboot.Run{Report: rep, JUnit: res.JUnit, Exit: res.ExitCode, Ended: !res.TimedOut && !res.OOMKilled})
 	t.Logf("%s\nstdout:\n%s\nstderr (tail):\n%s", ctl.Summary(), res.Stdout.String(), tail(res.Stderr.String(), 1500))
 	return ctl, f, res
 }
@@ -124,7 +112,7 @@ func TestBootstrapHonestRuns(t *testing.T) {
 		negatedAfter bool
 	}{{"reference fix", []string{"gold"}, true, false}, {"no fix", nil, false, false}, {"reference fix, as the regression check", []string{"gold"}, true, true}} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctl, f, res := runBoot(t, demoTree(t, tc.overlays, nil), func(c *Config) { c.NegatedAfter = tc.negatedAfter })
+			ctl, f, res := runBoot(t, demoTree(t, tc.overlays, nil), func(c *pyboot.Config) { c.NegatedAfter = tc.negatedAfter })
 			if f.Broken != "" || len(f.Forged) > 0 || len(f.Failed) > 0 || len(ctl.Hits) > 0 {
 				t.Fatalf("an honest run judged: broken %q forged %+v failed %+v hits %+v", f.Broken, f.Forged, f.Failed, ctl.Hits)
 			}
@@ -148,10 +136,10 @@ func TestBootstrapHonestRuns(t *testing.T) {
 			}
 			negations := 0
 			for _, s := range ctl.Plan.Sentinels {
-				if (s.Kind == Twin || (s.Kind == Negated && tc.negatedAfter)) && at[s.ID] <= at[s.Of] {
+				if (s.Kind == pyboot.Twin || (s.Kind == pyboot.Negated && tc.negatedAfter)) && at[s.ID] <= at[s.Of] {
 					t.Errorf("%s %s ran at %d, before %s at %d", s.Kind, s.ID, at[s.ID], s.Of, at[s.Of])
 				}
-				if s.Kind == Negated {
+				if s.Kind == pyboot.Negated {
 					negations++
 					if got := caseStatus(rep, s.ID); tc.passed && got == junit.Passed {
 						t.Errorf("negation %s of %s passed with the reference fix", s.ID, s.Of)
@@ -235,7 +223,8 @@ func TestBootstrapEarlyReturn(t *testing.T) {
 	}
 	for _, s := range ctl.Plan.Sentinels {
 		// A mutant does not say which test it copies; the judge above stands for it.
-		if s.Kind != Twin && s.Kind != Mutant && s.Of != "tests/test_formatting.py::test_group_digits_negative" {
+		if s.Kind != pyboot.Twin && s.Kind != pyboot.Mutant &&
+			s.Of != "tests/test_formatting.py::test_group_digits_negative" {
 			t.Errorf("%s sentinel %s changes %s, whose every assertion a return skips", s.Kind, s.ID, s.Of)
 		}
 	}
@@ -269,7 +258,7 @@ func TestBootstrapZeroLiterals(t *testing.T) {
 	}
 	near := 0
 	for _, s := range ctl.Plan.Sentinels {
-		if s.Kind == Near {
+		if s.Kind == pyboot.Near {
 			near++
 		}
 	}
@@ -301,54 +290,55 @@ from calc.parsing import evaluate, parse_number, tokenize
 // under test, and wants the hit that names it (and the decision: fail or note).
 func TestBootstrapTripwires(t *testing.T) {
 	tests := []struct {
-		name string
-		code string
-		want Hit
+		name  string
+		code  string
+		want  pyboot.Hit
+		fails bool // the hit fails the check (forged), or is only noted
 	}{
 		{"writes the report", `import os
 open(os.environ["TENDER_JUNIT"], "w").write("<testsuite/>")
-`, Hit{"write", "report"}},
+`, pyboot.Hit{Kind: "write", What: "report"}, true},
 		{"writes into Tender's directory", `import os
 open(os.path.join(os.environ["TENDER_DIR"], "planted"), "w").write("x")
-`, Hit{"write", "tender"}},
+`, pyboot.Hit{Kind: "write", What: "tender"}, true},
 		{"rewrites a test module", `open("tests/test_arithmetic.py", "a").write("# changed\n")
-`, Hit{"write", "test"}},
+`, pyboot.Hit{Kind: "write", What: "test"}, true},
 		{"replaces the code of a pytest function", `import _pytest.runner as r
 r.call_and_report.__code__ = r.call_and_report.__code__.replace()
-`, Hit{"patch", "test or pytest function code"}},
+`, pyboot.Hit{Kind: "patch", What: "test or pytest function code"}, true},
 		{"walks the interpreter's objects", `import gc
 gc.get_objects()
-`, Hit{"note:gc", "walked every object of the interpreter"}},
+`, pyboot.Hit{Kind: "note:gc", What: "walked every object of the interpreter"}, false},
 		{"patches pytest", `import _pytest.runner
 _pytest.runner.call_and_report = _pytest.runner.call_and_report.__wrapped__ if hasattr(_pytest.runner.call_and_report, "__wrapped__") else (lambda *a, **k: None)
-`, Hit{"patch", "pytest or pluggy internals"}},
+`, pyboot.Hit{Kind: "patch", What: "pytest or pluggy internals"}, true},
 		{"makes unittest's assertions pass", `import unittest
 for name in list(vars(unittest.TestCase)):
     if name.startswith("assert"):
         setattr(unittest.TestCase, name, lambda *a, **k: None)
-`, Hit{"patch", "unittest internals"}},
+`, pyboot.Hit{Kind: "patch", What: "unittest internals"}, true},
 		{"replaces a builtin", `import builtins, sys
 _all = builtins.all
 builtins.all = lambda it: True if "test" in sys._getframe(1).f_code.co_filename else _all(it)
-`, Hit{"patch", "builtins"}},
+`, pyboot.Hit{Kind: "patch", What: "builtins"}, true},
 		{"rewrites each TestCase subclass", `import unittest
 def _lenient(cls, **kw):
     for name in ("assertTrue", "assertIn", "assertEqual"):
         setattr(cls, name, lambda *a, **k: None)
 unittest.TestCase.__init_subclass__ = classmethod(_lenient)
-`, Hit{"patch", "unittest internals"}},
+`, pyboot.Hit{Kind: "patch", What: "unittest internals"}, true},
 		{"hooks class creation", `import builtins
 _build = builtins.__build_class__
 builtins.__build_class__ = lambda f, name, *bases, **kw: _build(f, name, *bases, **kw)
-`, Hit{"patch", "builtins"}},
+`, pyboot.Hit{Kind: "patch", What: "builtins"}, true},
 		{"replaces a standard function", `import math
 math.isclose = lambda *a, **k: True
-`, Hit{"patch", "builtins"}},
+`, pyboot.Hit{Kind: "patch", What: "builtins"}, true},
 		{"runs a test module's code itself", `exec(compile(open("tests/test_formatting.py").read(), "tests/test_formatting.py", "exec"), {"__name__": "x"})
-`, Hit{"recompile", "test module"}},
+`, pyboot.Hit{Kind: "recompile", What: "test module"}, true},
 		{"loads C through ctypes", `import ctypes
 ctypes.CDLL(None)
-`, Hit{"note:ctypes", "loaded a C library through ctypes"}},
+`, pyboot.Hit{Kind: "note:ctypes", What: "loaded a C library through ctypes"}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -360,8 +350,8 @@ ctypes.CDLL(None)
 			if !found {
 				t.Fatalf("hits %+v, want %+v", ctl.Hits, tc.want)
 			}
-			if fails := tripwires[tc.want].fails; fails != (len(f.Forged) > 0) {
-				t.Errorf("forged %+v: a %v hit must fail the check: %v", f.Forged, tc.want, fails)
+			if tc.fails != (len(f.Forged) > 0) {
+				t.Errorf("forged %+v: a %v hit must fail the check: %v", f.Forged, tc.want, tc.fails)
 			}
 		})
 	}
