@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report/github/githubtest"
 )
 
@@ -31,15 +32,15 @@ func publishFromEvent(t *testing.T, event map[string]any, inputs map[string]stri
 	f.On("POST", cr.CreatePath(), 1, cr.Create)
 	f.On("PATCH", cr.UpdatePath(1), 2, cr.Update)
 	dir := sealPubBundle(t, pubResults("demo", "", "a", "b"), nil)
-	in := map[string]string{"command": "publish", "bundle": dir, "publish": "true", "token": pubToken,
+	in := map[string]string{"command": "publish", "bundle": dir, "publish": "true", "token": clitest.Token,
 		"approval-environment": "publish", "fail-on": "never"}
 	for k, v := range inputs {
 		in[k] = v
 	}
-	r := newRunnerEnv(t, f.URL, in, event)
-	r.env["GITHUB_EVENT_NAME"] = "workflow_run"
-	r.env["GITHUB_SHA"] = strings.Repeat("d", 40) // the default branch's head, as under workflow_run
-	code, stdout, stderr := r.run(t)
+	r := clitest.NewRunner(t, Main, f.URL, in, event)
+	r.Env["GITHUB_EVENT_NAME"] = "workflow_run"
+	r.Env["GITHUB_SHA"] = strings.Repeat("d", 40) // the default branch's head, as under workflow_run
+	code, stdout, stderr := r.Run(t)
 	if code != exitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -47,7 +48,7 @@ func publishFromEvent(t *testing.T, event map[string]any, inputs map[string]stri
 	if len(runs) != 1 {
 		t.Fatalf("%d runs", len(runs))
 	}
-	if got := r.outputs(t)["check-run-url"]; got == "" {
+	if got := r.Outputs(t)["check-run-url"]; got == "" {
 		t.Errorf("no check-run-url output")
 	}
 	return runs[0].HeadSHA, stdout
@@ -87,10 +88,12 @@ func TestActionPublishShaInputWinsOverTheEvent(t *testing.T) {
 func TestActionPublishWorkflowRunFromPullRequestTargetNeedsTheShaInput(t *testing.T) {
 	f := githubtest.New(t)
 	dir := sealPubBundle(t, pubResults("demo", "", "a"), nil)
-	r := newRunnerEnv(t, f.URL, map[string]string{"command": "publish", "bundle": dir, "publish": "true", "token": pubToken,
-		"approval-environment": "publish"}, workflowRunEvent("pull_request_target", strings.Repeat("d", 40), []any{}, "forker/grader"))
-	r.env["GITHUB_EVENT_NAME"] = "workflow_run"
-	code, stdout, _ := r.run(t)
+	inputs := map[string]string{"command": "publish", "bundle": dir, "publish": "true", "token": clitest.Token,
+		"approval-environment": "publish"}
+	event := workflowRunEvent("pull_request_target", strings.Repeat("d", 40), []any{}, "forker/grader")
+	r := clitest.NewRunner(t, Main, f.URL, inputs, event)
+	r.Env["GITHUB_EVENT_NAME"] = "workflow_run"
+	code, stdout, _ := r.Run(t)
 	if code != exitUsage || !strings.Contains(stdout, "pass the pull request's head commit in the sha input") {
 		t.Errorf("exit %d, want %d and a message naming the sha input:\n%s", code, exitUsage, stdout)
 	}
@@ -106,9 +109,10 @@ func TestActionPublishCheckNameAndAnnotationsInputs(t *testing.T) {
 	f.On("PATCH", cr.UpdatePath(1), 1, func(w http.ResponseWriter, r *http.Request, b []byte) { batch = b; cr.Update(w, r, b) })
 	f.On("PATCH", cr.UpdatePath(1), 1, cr.Update)
 	dir := sealPubBundle(t, pubResults("demo", "", "a", "b", "c", "d"), nil)
-	r := newRunnerEnv(t, f.URL, map[string]string{"command": "publish", "bundle": dir, "publish": "true", "token": pubToken,
-		"approval-environment": "publish", "fail-on": "never", "check-name": "grading / nightly", "annotations": "1"}, map[string]any{})
-	if code, stdout, stderr := r.run(t); code != exitOK {
+	inputs := map[string]string{"command": "publish", "bundle": dir, "publish": "true", "token": clitest.Token,
+		"approval-environment": "publish", "fail-on": "never", "check-name": "grading / nightly", "annotations": "1"}
+	r := clitest.NewRunner(t, Main, f.URL, inputs, map[string]any{})
+	if code, stdout, stderr := r.Run(t); code != exitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	run := cr.Runs()[0]
@@ -131,11 +135,12 @@ func TestActionJobSummaryInput(t *testing.T) {
 		wrote bool
 	}{{"true", true}, {"", true}, {"false", false}} {
 		t.Run("job-summary="+tc.value, func(t *testing.T) {
-			r := newRunnerEnv(t, f.URL, map[string]string{"command": "verify", "bundle": dir, "fail-on": "never", "job-summary": tc.value}, map[string]any{})
-			if code, stdout, stderr := r.run(t); code != exitOK {
+			inputs := map[string]string{"command": "verify", "bundle": dir, "fail-on": "never", "job-summary": tc.value}
+			r := clitest.NewRunner(t, Main, f.URL, inputs, map[string]any{})
+			if code, stdout, stderr := r.Run(t); code != exitOK {
 				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}
-			s, _ := os.ReadFile(r.summary)
+			s, _ := os.ReadFile(r.Summary)
 			if got := strings.Contains(string(s), "## Tender: demo"); got != tc.wrote {
 				t.Errorf("job summary written %v, want %v: %q", got, tc.wrote, s)
 			}

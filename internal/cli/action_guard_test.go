@@ -5,6 +5,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/tender-grader/tender/internal/clitest"
 )
 
 // TestActionInputsStayOnTheirLine: a line break in an input the Action uses on one line is
@@ -23,15 +25,15 @@ func TestActionInputsStayOnTheirLine(t *testing.T) {
 		{"event file is a FIFO", map[string]string{"suite": "x"}, true, "GITHUB_EVENT_PATH"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newRunnerEnv(t, "http://127.0.0.1:1", tc.inputs, map[string]any{})
+			r := clitest.NewRunner(t, Main, "http://127.0.0.1:1", tc.inputs, map[string]any{})
 			if tc.fifo {
-				fifo := r.workdir + "/event.fifo"
-				must(t, syscall.Mkfifo(fifo, 0o644))
-				r.env["GITHUB_EVENT_PATH"] = fifo
+				fifo := r.Workdir + "/event.fifo"
+				clitest.Must(t, syscall.Mkfifo(fifo, 0o644))
+				r.Env["GITHUB_EVENT_PATH"] = fifo
 			}
 			// Main, not run: its last word, the error line on stderr, is in the log too.
 			var stdout, stderr strings.Builder
-			code := Main(context.Background(), "dev", nil, r.environ(), strings.NewReader(""), &stdout, &stderr)
+			code := Main(context.Background(), "dev", nil, r.Environ(), strings.NewReader(""), &stdout, &stderr)
 			log := stdout.String() + "\n" + stderr.String()
 			if code != exitUsage || !strings.Contains(log, tc.want) {
 				t.Errorf("exit %d, want %d naming %q\n%s", code, exitUsage, tc.want, log)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/tender-grader/tender/internal/clitest"
 )
 
 // workflow is the part of a workflow file these checks read.
@@ -30,9 +32,9 @@ type workflow struct {
 func readWorkflow(t *testing.T, name string) workflow {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(repoRoot, ".github", "workflows", name))
-	must(t, err)
+	clitest.Must(t, err)
 	var w workflow
-	must(t, yaml.Unmarshal(b, &w))
+	clitest.Must(t, yaml.Unmarshal(b, &w))
 	return w
 }
 
@@ -47,7 +49,7 @@ func TestActionWorkflowsRunOnHostedRunners(t *testing.T) {
 	for _, name := range []string{"ci.yml", "nightly.yml"} {
 		t.Run(name, func(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join(repoRoot, ".github", "workflows", name))
-			must(t, err)
+			clitest.Must(t, err)
 			for _, m := range pinned.FindAllStringSubmatch(string(b), -1) {
 				if !regexp.MustCompile(`^[0-9a-f]{40}$`).MatchString(m[2]) || m[3] == "" {
 					t.Errorf("%s@%s: pin actions by full commit SHA with a # vX.Y.Z comment", m[1], m[2])

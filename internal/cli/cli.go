@@ -25,6 +25,16 @@ const (
 	exitInterrupted = 130 // SIGINT, SIGTERM, SIGHUP, SIGQUIT (stopSignals)
 )
 
+// The exit codes by exported name, for the end-to-end tests in integration/cli, which drive
+// the program through Main. The table above assigns them.
+const (
+	ExitOK          = exitOK
+	ExitFailure     = exitFailure
+	ExitUsage       = exitUsage
+	ExitMismatch    = exitMismatch
+	ExitInterrupted = exitInterrupted
+)
+
 // exitError carries an exit code with its cause.
 type exitError struct {
 	Code int

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/bundle"
 )
@@ -62,7 +63,7 @@ func TestMergeRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the merged bundle does not verify: %v", err)
 	}
-	got := readResults(t, out)
+	got := clitest.ReadResults(t, out)
 	if d := cmp.Diff(whole.Pairs, got.Pairs); d != "" {
 		t.Errorf("merged pairs differ from the unsharded batch (-want +got):\n%s", d)
 	}
@@ -132,7 +133,7 @@ func TestMergeRefuses(t *testing.T) {
 func TestMergeRefusesNonEmptyOut(t *testing.T) {
 	dirs := shardBundles(t, pubResults("demo", "", mergeIDs(4)...), 2)
 	out := t.TempDir()
-	mustWrite(t, filepath.Join(out, "keep.txt"), "mine")
+	clitest.WriteFile(t, filepath.Join(out, "keep.txt"), "mine")
 	p := &pubRun{env: map[string]string{}}
 	err := cmdMerge(context.Background(), p.inv(), append([]string{"--out", out}, dirs...))
 	if code := exitCode(context.Background(), err); code != exitUsage {
@@ -140,46 +141,5 @@ func TestMergeRefusesNonEmptyOut(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "keep.txt")); string(b) != "mine" {
 		t.Error("merge touched an existing file")
-	}
-}
-
-// TestShardedGradeMergesToTheUnshardedVerdicts grades fixtures/demo whole and in three shards
-// with the real Docker backend, merges the shards and checks the merged bundle verifies and
-// carries the same verdicts and reasons as the unsharded run.
-func TestShardedGradeMergesToTheUnshardedVerdicts(t *testing.T) {
-	tmp := t.TempDir()
-	grade := func(out string, extra ...string) {
-		t.Helper()
-		p := &pubRun{env: map[string]string{"PATH": os.Getenv("PATH"), "HOME": os.Getenv("HOME")}}
-		args := append([]string{repoRoot + "/fixtures/demo", "--out", out, "--concurrency", "2"}, extra...)
-		if err := cmdGrade(context.Background(), p.inv(), args); err != nil {
-			t.Fatalf("grade %v: %v\n%s", extra, err, p.stderr.String())
-		}
-	}
-	grade(filepath.Join(tmp, "whole"))
-	var shards []string
-	for k := 1; k <= 3; k++ {
-		dir := filepath.Join(tmp, fmt.Sprintf("s%d", k))
-		grade(dir, "--shard", fmt.Sprintf("%d/3", k))
-		shards = append(shards, dir)
-	}
-	out := filepath.Join(tmp, "merged")
-	p := &pubRun{env: map[string]string{}}
-	if err := cmdMerge(context.Background(), p.inv(), append([]string{"--out", out}, shards...)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := bundle.Verify(out, nil, bundle.VerifyOptions{}); err != nil {
-		t.Fatalf("merged bundle: %v", err)
-	}
-	verdicts := func(dir string) map[string]string {
-		m := map[string]string{}
-		for _, pr := range readResults(t, dir).Pairs {
-			m[pr.ID] = string(pr.Verdict) + " " + strings.Join(report.DistinctCodes(pr.Reasons), ",")
-		}
-		return m
-	}
-	whole := verdicts(filepath.Join(tmp, "whole"))
-	if d := cmp.Diff(whole, verdicts(out)); d != "" || len(whole) == 0 {
-		t.Errorf("merged verdicts differ from the unsharded run (-whole +merged):\n%s", d)
 	}
 }

@@ -15,13 +15,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/bundle"
 	"github.com/tender-grader/tender/report/github"
 	"github.com/tender-grader/tender/report/github/githubtest"
 )
-
-const pubToken = "ghs_CANARY_publish_token_9f8e7d6c5b4a"
 
 func init() { publishClientOptions.MutationInterval = -1 }
 
@@ -58,10 +57,10 @@ func pubResults(suite, shard string, ids ...string) report.Results {
 func sealPubBundle(t *testing.T, r report.Results, key ed25519.PrivateKey) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "bundle")
-	writeJSONFile(t, filepath.Join(dir, "results.json"), r)
-	mustWrite(t, filepath.Join(dir, "summary.md"), "## Tender: "+r.Suite+"\n")
+	clitest.WriteJSONFile(t, filepath.Join(dir, "results.json"), r)
+	clitest.WriteFile(t, filepath.Join(dir, "summary.md"), "## Tender: "+r.Suite+"\n")
 	for _, p := range r.Pairs {
-		mustWrite(t, filepath.Join(dir, "pairs", p.ID, "target.log"), "log of "+p.ID+"\n")
+		clitest.WriteFile(t, filepath.Join(dir, "pairs", p.ID, "target.log"), "log of "+p.ID+"\n")
 	}
 	in := bundle.Inputs{Tool: r.Tool, Files: map[string]string{"suite/tender.yaml": strings.Repeat("e", 64)},
 		Options: map[string]string{"backend": r.Backend, "shard": r.Shard}}
@@ -102,7 +101,7 @@ func dryRunSteps(t *testing.T, stdout []byte) []github.Step {
 func TestPublishWithoutFlagIsDryRun(t *testing.T) {
 	f := githubtest.New(t) // no stubs: any request fails the test
 	dir := sealPubBundle(t, pubResults("demo", "", "a", "b", "c"), nil)
-	p := &pubRun{env: actionsEnv(f.URL)}
+	p := &pubRun{env: clitest.ActionsEnv(f.URL)}
 	if err := cmdPublish(context.Background(), p.inv(), []string{dir, "--approval-environment", "publish"}); err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +146,7 @@ func TestPublishApprovalGate(t *testing.T) {
 				checkRunsModel(f, strings.Repeat("a", 40), 2)
 			}
 			dir := sealPubBundle(t, pubResults("demo", "", "a", "b"), nil)
-			p := &pubRun{env: actionsEnv(f.URL)}
+			p := &pubRun{env: clitest.ActionsEnv(f.URL)}
 			if tc.name == "no token" {
 				delete(p.env, "GITHUB_TOKEN")
 			}
@@ -168,28 +167,9 @@ func TestPublishApprovalGate(t *testing.T) {
 					t.Error("the dry run does not list the look-up, the create, one annotation batch and the completion")
 				}
 			}
-			assertNoToken(t, p, dir)
+			clitest.AssertNoToken(t, p.stdout.String(), p.stderr.String(), dir)
 		})
 	}
-}
-
-// assertNoToken checks the canary token is nowhere but in the ::add-mask:: line.
-func assertNoToken(t *testing.T, p *pubRun, dir string) {
-	t.Helper()
-	out := strings.ReplaceAll(p.stdout.String(), "::add-mask::"+pubToken, "")
-	for name, s := range map[string]string{"stdout": out, "stderr": p.stderr.String()} {
-		if strings.Contains(s, pubToken) || strings.Contains(s, "CANARY") {
-			t.Errorf("%s carries the token:\n%s", name, s)
-		}
-	}
-	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if b, _ := os.ReadFile(path); bytes.Contains(b, []byte(pubToken)) {
-				t.Errorf("bundle file %s carries the token", path)
-			}
-		}
-		return nil
-	})
 }
 
 func bundleDigest(t *testing.T, dir string) string {
@@ -223,7 +203,7 @@ func TestPublishLocalConfirmation(t *testing.T) {
 				checkRunsModel(f, strings.Repeat("b", 40), 2)
 			}
 			dir := sealPubBundle(t, pubResults("demo", "", "a", "b"), nil)
-			env := map[string]string{"GITHUB_API_URL": f.URL, "GITHUB_TOKEN": pubToken}
+			env := map[string]string{"GITHUB_API_URL": f.URL, "GITHUB_TOKEN": clitest.Token}
 			p := &pubRun{env: env, tty: tc.tty, stdin: tc.typed(bundleDigest(t, dir))}
 			err := cmdPublish(context.Background(), p.inv(), []string{dir, "--publish", "--repository", "octo/grader", "--sha", strings.Repeat("b", 40)})
 			if err != nil {
@@ -235,7 +215,7 @@ func TestPublishLocalConfirmation(t *testing.T) {
 			if tc.tty && !strings.Contains(p.stderr.String(), bundleDigest(t, dir)) {
 				t.Errorf("the prompt does not show the bundle digest:\n%s", p.stderr.String())
 			}
-			assertNoToken(t, p, dir)
+			clitest.AssertNoToken(t, p.stdout.String(), p.stderr.String(), dir)
 		})
 	}
 }
@@ -262,7 +242,7 @@ func TestPublishRefusesABundleThatDoesNotVerify(t *testing.T) {
 			f := githubtest.New(t)
 			dir := sealPubBundle(t, pubResults("demo", "", "a", "b"), tc.key)
 			tc.tamper(dir)
-			p := &pubRun{env: actionsEnv(f.URL)}
+			p := &pubRun{env: clitest.ActionsEnv(f.URL)}
 			err := cmdPublish(context.Background(), p.inv(), []string{dir, "--publish", "--key", keyFile, "--approval-environment", "publish"})
 			if err == nil || exitCode(context.Background(), err) != exitFailure {
 				t.Fatalf("error %v, want a verification failure (exit 1)", err)
@@ -295,7 +275,7 @@ func TestPublishFallsBackOn403InActions(t *testing.T) {
 	f.On("GET", "/repos/octo/grader/commits/"+strings.Repeat("a", 40)+"/check-runs", 1, githubtest.JSON(200, map[string]any{"total_count": 0, "check_runs": []any{}}))
 	f.On("POST", "/repos/octo/grader/check-runs", 1, githubtest.JSON(403, map[string]any{"message": "Resource not accessible by integration"}))
 	dir := sealPubBundle(t, pubResults("demo", "", "a", "b", "c"), nil)
-	env := actionsEnv(f.URL)
+	env := clitest.ActionsEnv(f.URL)
 	env["GITHUB_STEP_SUMMARY"] = filepath.Join(t.TempDir(), "summary.md")
 	p := &pubRun{env: env}
 	t.Cleanup(func() { t.Logf("stdout:\n%s\nstderr:\n%s", p.stdout.String(), p.stderr.String()) })
@@ -303,7 +283,9 @@ func TestPublishFallsBackOn403InActions(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := p.stdout.String()
-	for _, want := range []string{"::add-mask::" + pubToken, "::warning::tender: could not publish the check run", "::warning endLine=1,file=tender.yaml,line=1,title=b%3A unresolved::", "::error endLine=1,file=tender.yaml,line=1,title=c%3A integrity_violation::"} {
+	for _, want := range []string{"::add-mask::" + clitest.Token, "::warning::tender: could not publish the check run",
+		"::warning endLine=1,file=tender.yaml,line=1,title=b%3A unresolved::",
+		"::error endLine=1,file=tender.yaml,line=1,title=c%3A integrity_violation::"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
@@ -315,7 +297,7 @@ func TestPublishFallsBackOn403InActions(t *testing.T) {
 	if !strings.Contains(p.stderr.String(), "403") {
 		t.Errorf("stderr does not say it fell back on a 403:\n%s", p.stderr.String())
 	}
-	assertNoToken(t, p, dir)
+	clitest.AssertNoToken(t, p.stdout.String(), p.stderr.String(), dir)
 }
 
 func TestPublishUsage(t *testing.T) {
@@ -349,7 +331,7 @@ func TestPublishApprovalIsReadFromTheRunsRepository(t *testing.T) {
 	f.On("POST", cr.CreatePath(), 1, cr.Create)
 	f.On("PATCH", cr.UpdatePath(1), 2, cr.Update)
 	dir := sealPubBundle(t, pubResults("demo", "", "a", "b"), nil)
-	p := &pubRun{env: actionsEnv(f.URL)}
+	p := &pubRun{env: clitest.ActionsEnv(f.URL)}
 	if err := cmdPublish(context.Background(), p.inv(), []string{dir, "--publish", "--approval-environment", "publish", "--repository", "elsewhere/target"}); err != nil {
 		t.Fatalf("%v\n%s", err, p.stderr.String())
 	}
@@ -365,7 +347,7 @@ func TestPublishOnARerunAfterARejection(t *testing.T) {
 	f.On("GET", "/repos/octo/grader/actions/runs/4242/approvals", 1, githubtest.JSON(200, []any{
 		githubtest.Review("rejected", "bob", "publish"), githubtest.Review("approved", "alice", "publish")}))
 	dir := sealPubBundle(t, pubResults("demo", "", "a", "b"), nil)
-	env := actionsEnv(f.URL)
+	env := clitest.ActionsEnv(f.URL)
 	env["GITHUB_RUN_ATTEMPT"] = "2"
 	p := &pubRun{env: env}
 	if err := cmdPublish(context.Background(), p.inv(), []string{dir, "--publish", "--approval-environment", "publish"}); err != nil {
@@ -385,12 +367,13 @@ func TestPublishLocallyWithAPersonalToken(t *testing.T) {
 	f.On("GET", "/repos/octo/grader/commits/"+sha+"/check-runs", 1, githubtest.JSON(200, map[string]any{"total_count": 0, "check_runs": []any{}}))
 	f.On("POST", "/repos/octo/grader/check-runs", 1, githubtest.JSON(403, map[string]any{"message": "You must authenticate via a GitHub App."}))
 	dir := sealPubBundle(t, pubResults("demo", "", "a"), nil)
-	p := &pubRun{env: map[string]string{"GITHUB_API_URL": f.URL, "GITHUB_TOKEN": pubToken}, tty: true, stdin: bundleDigest(t, dir)[:12] + "\n"}
+	p := &pubRun{env: map[string]string{"GITHUB_API_URL": f.URL, "GITHUB_TOKEN": clitest.Token}, tty: true,
+		stdin: bundleDigest(t, dir)[:12] + "\n"}
 	err := cmdPublish(context.Background(), p.inv(), []string{dir, "--publish", "--repository", "octo/grader", "--sha", sha})
 	if exitCode(context.Background(), err) != exitFailure || !strings.Contains(err.Error(), "GitHub App installation token") {
 		t.Fatalf("error %v: want exit 1 naming the GitHub App installation token", err)
 	}
-	assertNoToken(t, p, dir)
+	clitest.AssertNoToken(t, p.stdout.String(), p.stderr.String(), dir)
 	t.Logf("%v", err)
 }
 
@@ -407,7 +390,7 @@ func TestPublishTwiceUpdatesOneRun(t *testing.T) {
 	f.On("PATCH", cr.UpdatePath(1), 2+1, cr.Update) // first: batch and final; second: final only
 	dir := sealPubBundle(t, pubResults("demo", "", "a", "b"), nil)
 	for i := range 2 {
-		p := &pubRun{env: actionsEnv(f.URL)}
+		p := &pubRun{env: clitest.ActionsEnv(f.URL)}
 		if err := cmdPublish(context.Background(), p.inv(), []string{dir, "--publish", "--approval-environment", "publish"}); err != nil {
 			t.Fatalf("publish %d: %v", i+1, err)
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/tender-grader/tender/internal/clitest"
 )
 
 // TestImportRefusesHostileInputs: an instances file that is not one plain JSON document or
@@ -13,15 +15,16 @@ import (
 // input: exit 2 and one line, at once (a FIFO must never be waited on).
 func TestImportRefusesHostileInputs(t *testing.T) {
 	work := t.TempDir()
-	rec := `{"instance_id":"a__b-1","repo":"a/b","base_commit":"` + demoBase + `","patch":"","FAIL_TO_PASS":["t::x"]}`
+	rec := `{"instance_id":"a__b-1","repo":"a/b","base_commit":"` + clitest.DemoBase +
+		`","patch":"","FAIL_TO_PASS":["t::x"]}`
 	good := filepath.Join(work, "good.jsonl")
-	must(t, os.WriteFile(good, []byte(rec+"\n"), 0o644))
+	clitest.Must(t, os.WriteFile(good, []byte(rec+"\n"), 0o644))
 	garbage := filepath.Join(work, "garbage.json")
-	must(t, os.WriteFile(garbage, []byte("["+rec+"]\nthis is not JSON\n"), 0o644))
+	clitest.Must(t, os.WriteFile(garbage, []byte("["+rec+"]\nthis is not JSON\n"), 0o644))
 	twoArrays := filepath.Join(work, "two.json")
-	must(t, os.WriteFile(twoArrays, []byte("["+rec+"]["+rec+"]"), 0o644))
+	clitest.Must(t, os.WriteFile(twoArrays, []byte("["+rec+"]["+rec+"]"), 0o644))
 	fifo := filepath.Join(work, "fifo")
-	must(t, syscall.Mkfifo(fifo, 0o644))
+	clitest.Must(t, syscall.Mkfifo(fifo, 0o644))
 	notRepo := t.TempDir()
 	for i, tc := range []struct {
 		name string

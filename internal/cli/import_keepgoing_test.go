@@ -8,16 +8,17 @@ import (
 	"testing"
 
 	"github.com/tender-grader/tender/grader/suite"
+	"github.com/tender-grader/tender/internal/clitest"
 )
 
 // importInstance is a demo instance whose test patch also adds calc/data.json, a file outside
 // the default restored paths.
 func importInstance(t *testing.T, id, base, version string) map[string]any {
 	t.Helper()
-	testPatch := readFile(t, repoRoot+"/fixtures/demo/shared/test.diff") +
+	testPatch := clitest.ReadFile(t, repoRoot+"/fixtures/demo/shared/test.diff") +
 		"diff --git a/calc/data.json b/calc/data.json\nnew file mode 100644\n--- /dev/null\n+++ b/calc/data.json\n@@ -0,0 +1 @@\n+{}\n"
 	return map[string]any{"instance_id": id, "repo": "acme/calc", "base_commit": base,
-		"patch": readFile(t, repoRoot+"/fixtures/demo/shared/reference.diff"), "test_patch": testPatch,
+		"patch": clitest.ReadFile(t, repoRoot+"/fixtures/demo/shared/reference.diff"), "test_patch": testPatch,
 		"problem_statement": "format_number puts a comma after the minus sign", "version": version,
 		"FAIL_TO_PASS": []string{"tests/test_formatting.py::test_group_digits_negative"}}
 }
@@ -27,19 +28,19 @@ func importInstance(t *testing.T, id, base, version string) map[string]any {
 // temporary directory), and a rerun with --keep-going writes a suite that loads, records the
 // model, the instances left out and the restored paths the test patch owns.
 func TestImportKeepGoing(t *testing.T) {
-	clone := demoClone(t)
+	clone := clitest.DemoClone(t, repoRoot)
 	work := t.TempDir()
 	missing := strings.Repeat("ab", 20)
 	insts := filepath.Join(work, "instances.jsonl")
-	writeJSONL(t, insts, []map[string]any{
-		importInstance(t, "acme__calc-1", demoBase, "0.3"),
+	clitest.WriteJSONL(t, insts, []map[string]any{
+		importInstance(t, "acme__calc-1", clitest.DemoBase, "0.3"),
 		importInstance(t, "acme__calc-2", missing, "0.3"),
-		{"instance_id": "acme__calc-3", "repo": "acme/calc", "base_commit": demoBase, "FAIL_TO_PASS": "not a list"},
-		importInstance(t, "acme__calc-4", demoBase, "0.3"),
-		importInstance(t, "acme__calc-1", demoBase, "0.3"),
+		{"instance_id": "acme__calc-3", "repo": "acme/calc", "base_commit": clitest.DemoBase, "FAIL_TO_PASS": "not a list"},
+		importInstance(t, "acme__calc-4", clitest.DemoBase, "0.3"),
+		importInstance(t, "acme__calc-1", clitest.DemoBase, "0.3"),
 	})
 	preds := filepath.Join(work, "preds.jsonl")
-	writeJSONL(t, preds, []map[string]any{
+	clitest.WriteJSONL(t, preds, []map[string]any{
 		{"instance_id": "acme__calc-1", "model_patch": "", "model_name_or_path": "model-x"},
 		{"instance_id": "acme__calc-2", "model_patch": "", "model_name_or_path": "model-x"},
 		{"instance_id": "acme__calc-3", "model_patch": "", "model_name_or_path": "model-x"},
@@ -100,23 +101,24 @@ func TestImportKeepGoing(t *testing.T) {
 // shared environment, OWNER__NAME-any, for the versions "*" covers), copies a Dockerfile's build context into the suite, and fails an
 // instance whose repository has no entry; the written suite loads with each pair's verifier.
 func TestImportEnvSpec(t *testing.T) {
-	clone := demoClone(t)
+	clone := clitest.DemoClone(t, repoRoot)
 	work := t.TempDir()
-	must(t, os.MkdirAll(filepath.Join(work, "envs", "calc"), 0o755))
-	must(t, os.WriteFile(filepath.Join(work, "envs", "calc", "Dockerfile"), []byte("FROM tender-verifier/pytest\n"), 0o644))
-	must(t, os.WriteFile(filepath.Join(work, "envs", "calc", "requirements.txt"), []byte("wrapt\n"), 0o644))
+	clitest.Must(t, os.MkdirAll(filepath.Join(work, "envs", "calc"), 0o755))
+	clitest.WriteFile(t, filepath.Join(work, "envs", "calc", "Dockerfile"), "FROM tender-verifier/pytest\n")
+	clitest.Must(t, os.WriteFile(filepath.Join(work, "envs", "calc", "requirements.txt"), []byte("wrapt\n"), 0o644))
 	spec := filepath.Join(work, "env.yaml")
-	must(t, os.WriteFile(spec, []byte(`acme/calc:
+	clitest.Must(t, os.WriteFile(spec, []byte(`acme/calc:
   "0.3": {debian: {packages: [python3-wrapt]}, python_path: [src], setup: [["python3", "-c", "pass"]]}
   "0.4": {dockerfile: envs/calc/Dockerfile}
   "*": {image: "sha256:`+strings.Repeat("a", 64)+`"}
 `), 0o644))
-	other := importInstance(t, "other__x-1", demoBase, "1")
+	other := importInstance(t, "other__x-1", clitest.DemoBase, "1")
 	other["repo"] = "other/x"
 	insts := filepath.Join(work, "instances.jsonl")
-	writeJSONL(t, insts, []map[string]any{importInstance(t, "acme__calc-1", demoBase, "0.3"),
-		importInstance(t, "acme__calc-2", demoBase, "0.4"), importInstance(t, "acme__calc-3", demoBase, "7.0"),
-		importInstance(t, "acme__calc-4", demoBase, "8.0"), other})
+	clitest.WriteJSONL(t, insts, []map[string]any{importInstance(t, "acme__calc-1", clitest.DemoBase, "0.3"),
+		importInstance(t, "acme__calc-2", clitest.DemoBase, "0.4"),
+		importInstance(t, "acme__calc-3", clitest.DemoBase, "7.0"),
+		importInstance(t, "acme__calc-4", clitest.DemoBase, "8.0"), other})
 	out := filepath.Join(work, "suite")
 	stdout, stderr, code := runTender(t, "import", "swebench", "--instances", insts, "--env", spec, "--keep-going",
 		"--repo", "acme/calc="+clone, "--repo", "other__x="+clone, "--out", out)
@@ -151,7 +153,7 @@ func TestImportEnvSpec(t *testing.T) {
 		e.Dockerfile != "envs/acme__calc-0.4/Dockerfile" {
 		t.Errorf("dockerfile environment: %+v", e)
 	}
-	if got := readFile(t, filepath.Join(out, "envs", "acme__calc-0.4", "requirements.txt")); got != "wrapt\n" {
+	if got := clitest.ReadFile(t, filepath.Join(out, "envs", "acme__calc-0.4", "requirements.txt")); got != "wrapt\n" {
 		t.Errorf("build context not copied: %q", got)
 	}
 	if e := s.Environments["acme__calc-any"]; e == nil || e.Kind != suite.EnvImage {
@@ -163,7 +165,7 @@ func TestImportEnvSpec(t *testing.T) {
 func TestImportEnvSpecRefused(t *testing.T) {
 	work := t.TempDir()
 	insts := filepath.Join(work, "instances.jsonl")
-	writeJSONL(t, insts, []map[string]any{importInstance(t, "acme__calc-1", demoBase, "0.3")})
+	clitest.WriteJSONL(t, insts, []map[string]any{importInstance(t, "acme__calc-1", clitest.DemoBase, "0.3")})
 	for i, tc := range []struct{ name, spec, want string }{
 		{"not OWNER/NAME", "acme__calc: {\"*\": {image: x}}\n", `key "acme__calc" is not OWNER/NAME`},
 		{"two recipes", "acme/calc: {\"*\": {image: x, dockerfile: D}}\n", "give exactly one of debian, dockerfile or image (it has 2)"},
@@ -172,7 +174,7 @@ func TestImportEnvSpecRefused(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := filepath.Join(work, "spec"+string(rune('a'+i))+".yaml")
-			must(t, os.WriteFile(spec, []byte(tc.spec), 0o644))
+			clitest.Must(t, os.WriteFile(spec, []byte(tc.spec), 0o644))
 			_, stderr, code := runTender(t, "import", "swebench", "--instances", insts, "--env", spec, "--out", filepath.Join(work, "o"+string(rune('a'+i))))
 			if lines := errorLines(stderr); code != exitUsage || len(lines) != 1 || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d, want 2 and one line with %q:\n%s", code, tc.want, stderr)
@@ -196,17 +198,19 @@ func TestRepoFlagKeyForms(t *testing.T) {
 // TestImportInfoRefused: the keys import writes are checked at load like any other: an
 // instance listed as not a pair may not be a pair, nor an unusable id, and the model is one line.
 func TestImportInfoRefused(t *testing.T) {
-	clone := demoClone(t)
+	clone := clitest.DemoClone(t, repoRoot)
 	work := t.TempDir()
 	insts := filepath.Join(work, "instances.jsonl")
-	writeJSONL(t, insts, []map[string]any{importInstance(t, "acme__calc-1", demoBase, "0.3"), importInstance(t, "acme__calc-2", demoBase, "0.3")})
+	clitest.WriteJSONL(t, insts, []map[string]any{importInstance(t, "acme__calc-1", clitest.DemoBase, "0.3"),
+		importInstance(t, "acme__calc-2", clitest.DemoBase, "0.3")})
 	preds := filepath.Join(work, "preds.jsonl")
-	writeJSONL(t, preds, []map[string]any{{"instance_id": "acme__calc-1", "model_patch": "", "model_name_or_path": "model-x"}})
+	clitest.WriteJSONL(t, preds,
+		[]map[string]any{{"instance_id": "acme__calc-1", "model_patch": "", "model_name_or_path": "model-x"}})
 	out := filepath.Join(work, "suite")
 	if _, stderr, code := runTender(t, "import", "swebench", "--instances", insts, "--predictions", preds, "--repo", "acme__calc="+clone, "--out", out); code != exitOK {
 		t.Fatalf("import: exit %d\n%s", code, stderr)
 	}
-	manifest := readFile(t, filepath.Join(out, "tender.yaml"))
+	manifest := clitest.ReadFile(t, filepath.Join(out, "tender.yaml"))
 	for _, tc := range []struct{ name, old, new, want string }{
 		{"listed and a pair", "- acme__calc-2", "- acme__calc-1", `swebench.no_prediction[0]: "acme__calc-1" is also a pair`},
 		{"bad id", "- acme__calc-2", "- ../x", `swebench.no_prediction[0]: "../x" is not a valid instance id`},
@@ -216,7 +220,7 @@ func TestImportInfoRefused(t *testing.T) {
 			if !strings.Contains(manifest, tc.old) {
 				t.Fatalf("tender.yaml lacks %q:\n%s", tc.old, manifest)
 			}
-			must(t, os.WriteFile(filepath.Join(out, "tender.yaml"), []byte(strings.Replace(manifest, tc.old, tc.new, 1)), 0o644))
+			clitest.WriteFile(t, filepath.Join(out, "tender.yaml"), strings.Replace(manifest, tc.old, tc.new, 1))
 			_, err := suite.Load(out, suite.LoadOptions{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Load = %v, want %q", err, tc.want)

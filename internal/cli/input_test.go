@@ -8,15 +8,17 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/tender-grader/tender/internal/clitest"
 )
 
 // worldDir makes a directory every user can enter, for a test that runs tender as nobody.
 func worldDir(t *testing.T) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "tender-world-")
-	must(t, err)
+	clitest.Must(t, err)
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	must(t, os.Chmod(dir, 0o755))
+	clitest.Must(t, os.Chmod(dir, 0o755))
 	return dir
 }
 
@@ -24,7 +26,7 @@ func worldDir(t *testing.T) string {
 // line that names the file, never Go's raw open error. Tender runs as nobody (uid 65534), so
 // permissions bite.
 func TestUnreadableSuiteFiles(t *testing.T) {
-	built := buildTender(t)
+	built := clitest.BuildTender(t, repoRoot)
 	shared := worldDir(t)
 	bin := filepath.Join(shared, "tender")
 	copyFile(t, built, bin, 0o755)
@@ -38,7 +40,7 @@ func TestUnreadableSuiteFiles(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			suite := filepath.Join(shared, strings.ReplaceAll(tc.name, " ", "-"))
-			must(t, os.CopyFS(suite, os.DirFS(repoRoot+"/fixtures/demo")))
+			clitest.Must(t, os.CopyFS(suite, os.DirFS(repoRoot+"/fixtures/demo")))
 			filepath.WalkDir(suite, func(p string, d os.DirEntry, err error) error {
 				mode := os.FileMode(0o644)
 				if d.IsDir() {
@@ -46,7 +48,7 @@ func TestUnreadableSuiteFiles(t *testing.T) {
 				}
 				return os.Chmod(p, mode)
 			})
-			must(t, os.Chmod(filepath.Join(suite, tc.path), 0))
+			clitest.Must(t, os.Chmod(filepath.Join(suite, tc.path), 0))
 			cmd := exec.Command(bin, "validate", suite)
 			cmd.Env = []string{"PATH=/usr/bin:/bin"}
 			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
@@ -64,11 +66,11 @@ func TestUnreadableSuiteFiles(t *testing.T) {
 func copyFile(t *testing.T, src, dst string, mode os.FileMode) {
 	t.Helper()
 	in, err := os.Open(src)
-	must(t, err)
+	clitest.Must(t, err)
 	defer in.Close()
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
-	must(t, err)
+	clitest.Must(t, err)
 	_, err = io.Copy(out, in)
-	must(t, err)
-	must(t, out.Close())
+	clitest.Must(t, err)
+	clitest.Must(t, out.Close())
 }

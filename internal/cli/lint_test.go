@@ -10,6 +10,8 @@ import (
 
 	"github.com/rhysd/actionlint"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/tender-grader/tender/internal/clitest"
 )
 
 // lintWorkflows runs actionlint (the library, offline, without shellcheck or pyflakes) on the
@@ -47,13 +49,13 @@ func TestWorkflowsAndActionLint(t *testing.T) {
 // declare, to show the lint really reads the Action's metadata.
 func TestLintCatchesAMisuseOfTheAction(t *testing.T) {
 	root := t.TempDir()
-	must(t, os.Mkdir(filepath.Join(root, ".git"), 0o755))
+	clitest.Must(t, os.Mkdir(filepath.Join(root, ".git"), 0o755))
 	for _, name := range []string{"action.yml", "Dockerfile"} {
 		b, err := os.ReadFile(filepath.Join(repoRoot, name))
-		must(t, err)
-		mustWrite(t, filepath.Join(root, name), string(b))
+		clitest.Must(t, err)
+		clitest.WriteFile(t, filepath.Join(root, name), string(b))
 	}
-	mustWrite(t, filepath.Join(root, ".github", "workflows", "bad.yml"), `on: push
+	clitest.WriteFile(t, filepath.Join(root, ".github", "workflows", "bad.yml"), `on: push
 jobs:
   grade:
     runs-on: ubuntu-latest
@@ -95,12 +97,12 @@ type actionMetadata struct {
 
 func TestActionMetadata(t *testing.T) {
 	f, err := os.Open(filepath.Join(repoRoot, "action.yml"))
-	must(t, err)
+	clitest.Must(t, err)
 	defer f.Close()
 	dec := yaml.NewDecoder(f)
 	dec.KnownFields(true)
 	var md actionMetadata
-	must(t, dec.Decode(&md))
+	clitest.Must(t, dec.Decode(&md))
 	if md.Runs.Using != "docker" || md.Runs.Image != "Dockerfile" || len(md.Runs.Args) != 0 {
 		t.Errorf("runs: %+v; want a Docker action built from Dockerfile, run without args (Action mode)", md.Runs)
 	}
@@ -133,7 +135,7 @@ func TestActionMetadata(t *testing.T) {
 // TestDockerfile checks the properties the issue asks of the Action's image.
 func TestDockerfile(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(repoRoot, "Dockerfile"))
-	must(t, err)
+	clitest.Must(t, err)
 	var froms []string
 	for _, l := range strings.Split(string(b), "\n") {
 		if strings.HasPrefix(l, "FROM ") {

@@ -3,6 +3,8 @@ package cli
 import (
 	"strings"
 	"testing"
+
+	"github.com/tender-grader/tender/internal/clitest"
 )
 
 // The loader's own rules for malformed suites are tested next to it, in grader/suite/load_test.go.
@@ -22,7 +24,7 @@ func TestValidateGoodSuite(t *testing.T) {
 // an operator's --repo flag, exits 2 with one line on stderr.
 func TestMalformedSuiteExitCode(t *testing.T) {
 	bad := t.TempDir()
-	writeFiles(t, bad, map[string]string{"tender.yaml": "name: t\ncolour: blue\n"})
+	clitest.WriteFiles(t, bad, map[string]string{"tender.yaml": "name: t\ncolour: blue\n"})
 	tests := []struct {
 		name string
 		args []string
