@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/grader/swebench"
+	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 )
