@@ -89,6 +89,9 @@ func gradeSuite(ctx context.Context, inv *invocation, dir string, f gradeFlags) 
 	}
 	defer out.Close()
 	backend, err := openBackend(ctx, inv, f.trustLocal, s, shard.Select(s.Pairs))
+	if err != nil && ctx.Err() != nil {
+		return interruptedBeforeGrading(f, out.path)
+	}
 	if err != nil {
 		return err
 	}
@@ -104,6 +107,17 @@ func gradeSuite(ctx context.Context, inv *invocation, dir string, f gradeFlags) 
 		return err
 	}
 	return g.finish(results, backend, shard, key)
+}
+
+// interruptedBeforeGrading is the one line of a run stopped while the backend was being
+// opened: no verifier ran, and nothing was recorded.
+func interruptedBeforeGrading(f gradeFlags, dir string) error {
+	if f.resume != "" {
+		return withCode(exitInterrupted, fmt.Errorf("interrupted before grading began; nothing new was recorded; "+
+			"continue with --resume %s", dir))
+	}
+	return withCode(exitInterrupted, fmt.Errorf("interrupted before grading began; nothing was recorded and %s is "+
+		"empty; run the same command again", dir))
 }
 
 func parseShardFlag(s string) (grader.Shard, error) {
@@ -173,17 +187,23 @@ func openBackend(ctx context.Context, inv *invocation, trustLocal bool, s *suite
 		return sandbox.NewLocal(true)
 	}
 	d, err := docker.New(ctx)
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err() // a signal, not the engine
+	}
 	if err != nil {
 		return nil, fmt.Errorf("the Docker engine is needed for the default backend: %w", err)
 	}
-	if removed, err := d.Sweep(ctx); err != nil {
+	if removed, err := d.Sweep(ctx); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(inv.Stderr, "tender: sweeping containers of dead runs:", err)
 	} else if len(removed) > 0 {
 		fmt.Fprintf(inv.Stderr, "tender: removed %d container(s) left by dead runs\n", len(removed))
 	}
 	if needsSuiteImage(pairs) {
 		if _, err := d.EnsureImage(ctx, s.Verifier.Image, inv.Stderr); err != nil {
-			d.Close(ctx)
+			d.Close(context.WithoutCancel(ctx))
+			if ctx.Err() != nil {
+				return nil, ctx.Err() // a signal, not the image
+			}
 			return nil, fmt.Errorf("verifier image %s: %w", s.Verifier.Image, err)
 		}
 	}
