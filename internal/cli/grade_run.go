@@ -160,7 +160,7 @@ func (g *gradeRun) finish(results []report.PairResult, backend sandbox.Backend, 
 		Schema: report.SchemaVersion, Tool: g.inv.Version, Suite: g.suite.Name, SuiteVersion: g.suite.Version,
 		SuiteDigest: g.suite.Digest, Shard: shard.String(), Backend: backend.Name(),
 		Started: g.start, Finished: time.Now(), Pairs: results,
-		Model: g.suite.Import.Model,
+		Model: g.suite.Import.Model, ShardPlan: shard.Plan(),
 	}
 	if sw := g.suite.Import.SWEBench; sw != nil {
 		res.NoPrediction, res.NotImported = sw.NoPrediction, sw.NotImported
@@ -195,6 +195,9 @@ func (g *gradeRun) finish(results []report.PairResult, backend sandbox.Backend, 
 func (g *gradeRun) inputs(backend sandbox.Backend, shard grader.Shard, results []report.PairResult) bundle.Inputs {
 	in := bundle.Inputs{Files: map[string]string{}, Tool: g.inv.Version, Images: map[string]string{},
 		Options: map[string]string{"backend": backend.Name(), "shard": shard.String(), "runner": g.suite.Verifier.Runner}}
+	if plan := shard.Plan(); plan != nil {
+		in.Options["shard_plan"] = plan.Digest
+	}
 	for path, sum := range g.suite.Files {
 		in.Files["suite/"+path] = sum
 	}
