@@ -64,6 +64,10 @@ func checkSourceConfig(path string, data []byte) error {
 	return nil
 }
 
+// partialClone is why a partial clone is refused, and what to do instead.
+const partialClone = "this is a partial clone (git clone --filter), whose missing objects git would fetch " +
+	"lazily from its remote; make a full clone (git clone without --filter) and give that"
+
 func checkConfigEntry(path, section, key, value string) error {
 	v := strings.ToLower(value)
 	switch section + "." + key {
@@ -72,10 +76,10 @@ func checkConfigEntry(path, section, key, value string) error {
 			return unsafeRepo(path, fmt.Sprintf("extensions.objectFormat=%s: only SHA-1 repositories are supported", value))
 		}
 	case "extensions.partialclone":
-		return unsafeRepo(path, "extensions.partialClone: a partial clone with a promisor remote could fetch objects lazily")
+		return unsafeRepo(path, "extensions.partialClone: "+partialClone)
 	case "remote.promisor", "remote.partialclonefilter":
 		if v != "false" && v != "no" && v != "off" && v != "0" {
-			return unsafeRepo(path, "remote."+key+": a partial clone with a promisor remote could fetch objects lazily")
+			return unsafeRepo(path, "remote."+key+": "+partialClone)
 		}
 	case "extensions.refstorage":
 		if v != "files" {

@@ -54,6 +54,9 @@ func locateGitDir(path string) (gitDir, workTree string, err error) {
 		return dotGit, path, nil
 	case err == nil:
 		return "", "", unsafeRepo(dotGit, "special file")
+	case errors.Is(err, syscall.ENOTDIR):
+		return "", "", fmt.Errorf("%w: %s is a file, not a directory; give the directory of the clone",
+			ErrNotRepository, path)
 	case !errors.Is(err, fs.ErrNotExist):
 		return "", "", err
 	}
@@ -181,7 +184,7 @@ func checkObjectName(path, rel string) error {
 	}
 	name := parts[len(parts)-1]
 	if strings.HasSuffix(name, ".promisor") {
-		return unsafeRepo(path, "promisor pack: a partial clone, whose missing objects would be fetched lazily")
+		return unsafeRepo(path, "a promisor pack: "+partialClone)
 	}
 	if len(parts[1]) == 2 && isHex(parts[1]) && len(name) == 62 && isHex(name) {
 		return unsafeRepo(path, "loose object with a SHA-256 name: only SHA-1 repositories are supported")

@@ -161,6 +161,16 @@ func TestSnapshotRefusesNonRepositories(t *testing.T) {
 	}
 }
 
+// TestSnapshotOfAFileIsNotARepository: a clone path that names a file is the operator's
+// mistake (ErrNotRepository, which callers report as bad input), not an lstat error.
+func TestSnapshotOfAFileIsNotARepository(t *testing.T) {
+	file := writeTemp(t, "not a clone\n")
+	_, err := Snapshot(testCtx(t), Source{Kind: SourceClone, Path: file}, t.TempDir())
+	if !errors.Is(err, ErrNotRepository) || !strings.Contains(err.Error(), file+" is a file, not a directory") {
+		t.Errorf("Snapshot of a file: %v, want ErrNotRepository naming the file", err)
+	}
+}
+
 func writeTemp(t *testing.T, content string) string {
 	p := filepath.Join(t.TempDir(), "f")
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {

@@ -66,12 +66,12 @@ func PlanMerge(bundles []ShardBundle) (*ShardMerge, error) {
 // Shards is how many bundles the merge joins.
 func (m *ShardMerge) Shards() int { return len(m.shards) }
 
-// checkShards refuses overlapping, missing and foreign shards, and pairs in the wrong shard.
+// checkShards refuses overlapping, missing and foreign shards, and pairs in the wrong shard:
+// by the hash, or by the plan the shards were balanced by, computed again.
 func checkShards(shards []shardPart) error {
 	first := shards[0]
 	n := first.shard.N
 	seen := map[int]string{}
-	pairs := map[string]string{}
 	for _, s := range shards {
 		if err := sameRun(first, s); err != nil {
 			return err
@@ -80,16 +80,6 @@ func checkShards(shards []shardPart) error {
 			return shardErr("shard %s is given twice: %s and %s", s.shard, prev, s.Dir)
 		}
 		seen[s.shard.K] = s.Dir
-		for _, p := range s.Results.Pairs {
-			if prev, ok := pairs[p.ID]; ok {
-				return shardErr("pair %s is in both %s and %s", p.ID, prev, s.Dir)
-			}
-			pairs[p.ID] = s.Dir
-			if !s.shard.Holds(p.ID) {
-				return shardErr("bundle %s (shard %s) holds pair %s, which belongs to shard %d/%d",
-					s.Dir, s.shard, p.ID, ShardOf(p.ID, n)+1, n)
-			}
-		}
 	}
 	var missing []string
 	for k := 1; k <= n; k++ {
@@ -100,7 +90,60 @@ func checkShards(shards []shardPart) error {
 	if len(missing) > 0 {
 		return shardErr("shard(s) %s missing", strings.Join(missing, ", "))
 	}
+	plan, err := balancedPlan(shards)
+	if err != nil {
+		return err
+	}
+	pairs := map[string]string{}
+	for i := range shards {
+		s := &shards[i]
+		s.shard.plan = plan
+		for _, p := range s.Results.Pairs {
+			if prev, ok := pairs[p.ID]; ok {
+				return shardErr("pair %s is in both %s and %s", p.ID, prev, s.Dir)
+			}
+			pairs[p.ID] = s.Dir
+			if !s.shard.Holds(p.ID) {
+				return shardErr("bundle %s (shard %s) holds pair %s, which belongs to shard %d/%d",
+					s.Dir, s.shard, p.ID, s.shard.Of(p.ID)+1, n)
+			}
+		}
+	}
 	return nil
+}
+
+// balancedPlan checks that every shard was placed the same way, all by the hash or all by
+// one plan (grade --durations), and computes that plan again over the pairs the shards hold:
+// a pair lost or added since fails it. It returns nil for the hash.
+func balancedPlan(shards []shardPart) (*ShardPlan, error) {
+	first := shards[0]
+	var ids []string
+	for _, s := range shards {
+		a, b := first.Results.ShardPlan, s.Results.ShardPlan
+		switch {
+		case (a == nil) != (b == nil):
+			balanced, hashed := first.Dir, s.Dir
+			if a == nil {
+				balanced, hashed = hashed, balanced
+			}
+			return nil, shardErr("%s was balanced by --durations but %s was not; grade every shard with the same "+
+				"--durations", balanced, hashed)
+		case a != nil && a.Digest != b.Digest:
+			return nil, shardErr("%s and %s were balanced by different --durations (plans %.12s and %.12s); grade "+
+				"every shard with the same --durations", first.Dir, s.Dir, a.Digest, b.Digest)
+		}
+		for _, p := range s.Results.Pairs {
+			ids = append(ids, p.ID)
+		}
+	}
+	if first.Results.ShardPlan == nil {
+		return nil, nil
+	}
+	plan, err := first.Results.ShardPlan.replan(ids, first.shard.N)
+	if err != nil {
+		return nil, shardErr("the plan the shards were balanced by (--durations) does not hold: %v", err)
+	}
+	return plan, nil
 }
 
 func sameRun(a, b shardPart) error {
@@ -143,7 +186,7 @@ func mergedAggregate(name string) bool {
 
 func mergedResults(shards []shardPart) Results {
 	res := shards[0].Results
-	res.Shard, res.Pairs = "", nil
+	res.Shard, res.ShardPlan, res.Pairs = "", nil, nil
 	for _, s := range shards {
 		res.Pairs = append(res.Pairs, s.Results.Pairs...)
 		if s.Results.Started.Before(res.Started) {

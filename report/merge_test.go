@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -293,5 +294,114 @@ func mustWriteFile(t *testing.T, path, body string) {
 	}
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// balancedShardsOf splits whole as `grade --shard k/n --durations` does with durations, each
+// shard recording the plan; place, when set, decides instead which shard holds a pair.
+func balancedShardsOf(t *testing.T, whole Results, n int, durations map[string]int64,
+	place func(Shard, string) bool) []ShardBundle {
+	t.Helper()
+	var ids []string
+	for _, p := range whole.Pairs {
+		ids = append(ids, p.ID)
+	}
+	var out []ShardBundle
+	for k := 1; k <= n; k++ {
+		s := Shard{K: k, N: n}.Balance(ids, durations, "source")
+		part := whole
+		part.Shard, part.ShardPlan, part.Pairs = s.String(), s.Plan(), nil
+		for _, p := range whole.Pairs {
+			if place == nil && s.Holds(p.ID) || place != nil && place(s, p.ID) {
+				part.Pairs = append(part.Pairs, p)
+			}
+		}
+		out = append(out, openShard(t, writeShardDir(t, part, nil)))
+	}
+	return out
+}
+
+func fixtureDurations(whole Results) map[string]int64 {
+	d := map[string]int64{}
+	for _, p := range whole.Pairs {
+		d[p.ID] = p.DurationMillis
+	}
+	return d
+}
+
+// TestMergeOfBalancedShards: shards balanced by durations merge into the unsharded bundle;
+// the plan is the shards' own, not the merged bundle's.
+func TestMergeOfBalancedShards(t *testing.T) {
+	whole := fixtureResults()
+	shards := balancedShardsOf(t, whole, 3, fixtureDurations(whole), nil)
+	plan, err := PlanMerge([]ShardBundle{shards[1], shards[2], shards[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if _, err := plan.Write(context.Background(), out, SWEBenchOutputs{}, nil, clock); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(treeOf(t, writeShardDir(t, whole, nil)), treeOf(t, out)); d != "" {
+		t.Errorf("the merged bundle differs from the unsharded one (-unsharded +merged):\n%s", d)
+	}
+	got, err := ReadResultsJSON(shards[0].Dir)
+	if err != nil || got.ShardPlan == nil || got.ShardPlan.Source != "source" ||
+		len(got.ShardPlan.Durations) != len(whole.Pairs) {
+		t.Errorf("a shard's results.json does not record its plan: %+v, %v", got.ShardPlan, err)
+	}
+}
+
+// TestPlanMergeRefusesBalancedShards: merge computes the plan again, so shards placed another
+// way, balanced by other durations, or missing a pair are refused.
+func TestPlanMergeRefusesBalancedShards(t *testing.T) {
+	whole := fixtureResults()
+	durations := fixtureDurations(whole)
+	balanced := balancedShardsOf(t, whole, 3, durations, nil)
+	hashed := shardsOf(t, whole, 3)
+	other := maps.Clone(durations)
+	other[whole.Pairs[0].ID]++
+	otherDurations := balancedShardsOf(t, whole, 3, other, nil)
+	byHash := balancedShardsOf(t, whole, 3, durations, func(s Shard, id string) bool { return ShardOf(id, 3) == s.K-1 })
+	moved := false
+	for k, s := range balanced {
+		for _, p := range s.Results.Pairs {
+			moved = moved || ShardOf(p.ID, 3) != k
+		}
+	}
+	if !moved {
+		t.Fatal("the fixture's plan places no pair away from its hash shard: the test would prove nothing")
+	}
+	lost := whole.Pairs[len(whole.Pairs)-1].ID
+	lossy := balancedShardsOf(t, whole, 3, durations,
+		func(s Shard, id string) bool { return id != lost && s.Holds(id) })
+	tampered := balancedShardsOf(t, whole, 3, durations, nil)
+	for i := range tampered {
+		tampered[i].Results.ShardPlan.Durations[lost] += 1000
+	}
+	cases := []struct {
+		name    string
+		bundles []ShardBundle
+		want    string
+	}{
+		{"one shard by the hash", []ShardBundle{balanced[0], hashed[1], balanced[2]},
+			balanced[0].Dir + " was balanced by --durations but " + hashed[1].Dir + " was not"},
+		{"other durations", []ShardBundle{balanced[0], balanced[1], otherDurations[2]},
+			"were balanced by different --durations"},
+		{"placed by the hash", byHash, "which belongs to shard"},
+		{"a pair lost", lossy, fmt.Sprintf("its shards were balanced over %d pair(s), but together they hold %d "+
+			"(missing: %s)", len(whole.Pairs), len(whole.Pairs)-1, lost)},
+		{"a plan edited", tampered, "its digest is not that of its pairs and durations"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			plan, err := PlanMerge(tc.bundles)
+			if !errors.Is(err, ErrShards) || plan != nil {
+				t.Fatalf("PlanMerge = %v, %v; want a refusal wrapping ErrShards", plan, err)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not say %q", err, tc.want)
+			}
+		})
 	}
 }

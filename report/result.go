@@ -142,4 +142,7 @@ type Results struct {
 	// SWE-bench report counts them, as SWE-bench counts every instance of its dataset.
 	NoPrediction []string `json:"no_prediction,omitempty"`
 	NotImported  []string `json:"not_imported,omitempty"`
+	// ShardPlan is how the pairs were balanced over the shards (grade --durations); nil for
+	// the hash of the pair id.
+	ShardPlan *ShardPlan `json:"shard_plan,omitempty"`
 }

@@ -9,10 +9,13 @@ import (
 )
 
 // Shard is part K of N of a batch, as `grade --shard k/n` grades it and Results.Shard
-// records it: pair p belongs to shard ShardOf(p, N) + 1. A pair's shard depends on its id
-// alone, so adding pairs never moves the others. The zero Shard is the whole batch.
+// records it. By default pair p belongs to shard ShardOf(p, N) + 1: a pair's shard depends on
+// its id alone, so adding pairs never moves the others. A Shard balanced by cost (Balance)
+// places pairs by their recorded durations instead. The zero Shard is the whole batch.
 type Shard struct {
 	K, N int // 1-based K of N
+
+	plan *ShardPlan // nil: by the hash of the pair id
 }
 
 // ParseShard parses "k/n".
@@ -36,8 +39,20 @@ func (s Shard) String() string {
 
 // Holds reports whether the pair belongs to this shard; the zero Shard holds every pair.
 func (s Shard) Holds(pairID string) bool {
-	return s.N == 0 || ShardOf(pairID, s.N) == s.K-1
+	return s.N == 0 || s.Of(pairID) == s.K-1
 }
+
+// Of is the 0-based shard, among N, that a pair belongs to: by the plan when the shard is
+// balanced, else by the hash.
+func (s Shard) Of(pairID string) int {
+	if k, ok := s.plan.shardOf(pairID); ok {
+		return k
+	}
+	return ShardOf(pairID, s.N)
+}
+
+// Plan is the record of how the pairs were balanced, or nil for the hash.
+func (s Shard) Plan() *ShardPlan { return s.plan }
 
 // ShardOf is the 0-based shard of a pair id among n.
 func ShardOf(pairID string, n int) int {

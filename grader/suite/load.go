@@ -156,6 +156,9 @@ func (l *loader) decode(data []byte) (*SuiteDoc, []int, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
+		if line, n := LongKey(data); line > 0 {
+			return nil, nil, l.errf("", "%s", LongKeyError(line, n))
+		}
 		return nil, nil, l.yamlError(err, nil)
 	}
 	if err := l.checkNodes(&doc, ""); err != nil {
@@ -488,20 +491,31 @@ func (l *loader) testList(field string, list *[]string, required bool) ([]string
 	if len(*list) == 0 {
 		return nil, l.errf(field, "is an empty list; list at least one test ID, or remove the key")
 	}
+	if j, problem := TestIDProblem(*list); problem != "" {
+		return nil, l.errf(fmt.Sprintf("%s[%d]", field, j), "%s", problem)
+	}
+	return *list, nil
+}
+
+// TestIDProblem says what is wrong with the first unusable test ID of a required list, and
+// its index; "" when every ID is usable. Import checks an instance's lists with it, so that
+// an instance the loader would refuse is refused as that instance.
+func TestIDProblem(list []string) (int, string) {
 	seen := map[string]bool{}
-	for j, id := range *list {
+	for j, id := range list {
 		if strings.TrimSpace(id) == "" || strings.HasPrefix(id, "-") || len(id) > 2000 || !utf8.ValidString(id) || strings.ContainsAny(id, "\x00\n\r") {
-			return nil, l.errf(fmt.Sprintf("%s[%d]", field, j), "%q is not a usable test ID; give a node id like tests/test_x.py::test_y", id)
+			return j, fmt.Sprintf("%.200q is not a usable test ID; give a node id like tests/test_x.py::test_y", id)
 		}
 		if strings.Contains(id, "::") && shapeOf(id) == idUnbalanced {
-			return nil, l.errf(fmt.Sprintf("%s[%d]", field, j), "%q has a closing bracket with no opening one; give the node id as pytest prints it", id)
+			return j, fmt.Sprintf("%q has a closing bracket with no opening one; give the node id as pytest prints it",
+				id)
 		}
 		if seen[id] {
-			return nil, l.errf(fmt.Sprintf("%s[%d]", field, j), "%q is listed twice; list each test once", id)
+			return j, fmt.Sprintf("%q is listed twice; list each test once", id)
 		}
 		seen[id] = true
 	}
-	return *list, nil
+	return 0, ""
 }
 
 func (l *loader) requiredFile(field, rel string, limit int64) ([]byte, error) {
@@ -753,11 +767,19 @@ func (l *loader) readPairsFile(rel string) ([]PairDoc, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), MaxSuiteFile)
 	var pairs []PairDoc
-	for n := 1; sc.Scan(); n++ {
+	n := 0
+	for sc.Scan() {
+		n++
 		bad := func(msg string) error { return &LoadError{File: rel, Field: fmt.Sprintf("line %d", n), Msg: msg} }
+		if n == 1 && bytes.HasPrefix(sc.Bytes(), []byte("\xef\xbb\xbf")) {
+			return nil, bad("starts with a byte order mark (U+FEFF); save the file as UTF-8 without a BOM")
+		}
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
 			return nil, bad("is empty; write one pair object a line, with no blank lines")
+		}
+		if bytes.Equal(line, []byte("null")) {
+			return nil, bad("is null; write one pair object a line")
 		}
 		if !utf8.Valid(line) || bytes.IndexByte(line, 0) >= 0 {
 			return nil, bad("is not valid UTF-8 or holds a NUL; save the file as UTF-8")
@@ -773,8 +795,14 @@ func (l *loader) readPairsFile(rel string) ([]PairDoc, error) {
 		}
 		pairs = append(pairs, p)
 	}
+	if errors.Is(sc.Err(), bufio.ErrTooLong) {
+		return nil, &LoadError{File: rel, Field: fmt.Sprintf("line %d", n+1),
+			Msg: fmt.Sprintf("is over %d bytes, the most one pair may take; shorten it (pairs name their files, "+
+				"and hold no text)", MaxSuiteFile)}
+	}
 	if err := sc.Err(); err != nil {
-		return nil, &LoadError{File: rel, Msg: fmt.Sprintf("cannot be read as JSON Lines (%v); each line is at most %d bytes", err, MaxSuiteFile)}
+		return nil, &LoadError{File: rel,
+			Msg: fmt.Sprintf("cannot be read (%v); make it readable to the user running tender", pathErr(err))}
 	}
 	return pairs, nil
 }

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -137,4 +138,40 @@ func fieldAt(n *yaml.Node, field string, line int, tag string) string {
 		}
 	}
 	return ""
+}
+
+// maxYAMLKey is the longest key the YAML parser takes: yaml.v3 reads a key only within 1024
+// characters of its start, and past that says "could not find expected ':'" or worse.
+const maxYAMLKey = 1024
+
+// LongKey finds the first line of a YAML document whose key is longer than the parser takes,
+// and the key's length in bytes; line is 0 when there is none. Only a document that failed to
+// parse needs it: the parser's own message names neither the key nor the limit.
+func LongKey(data []byte) (line, n int) {
+	for i, text := range bytes.Split(data, []byte("\n")) {
+		if len(text) <= maxYAMLKey {
+			continue
+		}
+		rest := bytes.TrimLeft(text, " \t")
+		for bytes.HasPrefix(rest, []byte("- ")) || bytes.HasPrefix(rest, []byte("? ")) {
+			rest = bytes.TrimLeft(rest[2:], " \t")
+		}
+		if bytes.HasPrefix(rest, []byte("#")) {
+			continue
+		}
+		k := bytes.Index(rest, []byte(": "))
+		if k < 0 && bytes.HasSuffix(bytes.TrimRight(rest, " \t\r"), []byte(":")) {
+			k = len(bytes.TrimRight(rest, " \t\r")) - 1
+		}
+		if k > maxYAMLKey {
+			return i + 1, k
+		}
+	}
+	return 0, 0
+}
+
+// LongKeyError is the one line for a key LongKey found.
+func LongKeyError(line, n int) string {
+	return fmt.Sprintf("line %d: a key is %d bytes long, and YAML takes keys of at most %d characters; shorten it",
+		line, n, maxYAMLKey)
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -21,6 +22,7 @@ import (
 	"github.com/tender-grader/tender/gitsafe"
 	"github.com/tender-grader/tender/grader/integrity"
 	"github.com/tender-grader/tender/grader/suite"
+	"github.com/tender-grader/tender/report"
 )
 
 // ImportOptions describe `tender import swebench`.
@@ -35,6 +37,9 @@ type ImportOptions struct {
 	WorkDir     string
 	KeepGoing   bool             // skip the instances that cannot be imported instead of failing
 	Progress    func(msg string) // one line per slow step; nil: quiet
+
+	// InstancesFile and PredictionsFile name the two files in errors ("" names them by role).
+	InstancesFile, PredictionsFile string
 }
 
 // ImportSummary says what an import wrote.
@@ -105,7 +110,7 @@ func (im *importer) fail(id, format string, a ...any) {
 func (im *importer) read() error {
 	insts, bad, err := ReadInstances(im.o.Instances)
 	if err != nil {
-		return fmt.Errorf("%w: instances: %v", suite.ErrBadSuite, err)
+		return fmt.Errorf("%w: %s: %v", suite.ErrBadSuite, fileLabel("--instances", im.o.InstancesFile), err)
 	}
 	known := map[string]bool{}
 	for _, in := range insts {
@@ -114,7 +119,8 @@ func (im *importer) read() error {
 	for _, b := range bad {
 		known[b.ID] = b.ID != ""
 	}
-	if im.preds, im.sum.Model, err = readPredictions(im.o.Predictions, known); err != nil {
+	if im.preds, im.sum.Model, err = readPredictions(im.o.Predictions, fileLabel("--predictions", im.o.PredictionsFile),
+		known); err != nil {
 		return err
 	}
 	if im.spec, err = readEnvSpec(im.o.Env, im.o.EnvFile); err != nil {
@@ -163,6 +169,10 @@ func (im *importer) item(in Instance) {
 		im.fail(in.InstanceID, "needs repository %s; map it to a local clone with --repo %s=PATH", in.Repo, id)
 		return
 	}
+	if err := checkFields(in); err != nil {
+		im.fail(in.InstanceID, "%v", err)
+		return
+	}
 	if err := checkPatch("test_patch", in.TestPatch); err != nil {
 		im.fail(in.InstanceID, "%v", err)
 		return
@@ -182,6 +192,29 @@ func (im *importer) item(in Instance) {
 		im.sum.EmptyPatch = append(im.sum.EmptyPatch, in.InstanceID)
 	}
 	im.todo = append(im.todo, it)
+}
+
+// checkFields refuses an instance whose fields the suite loader would refuse: the instance is
+// the operator's input, so it is reported as that instance (and --keep-going skips it), not
+// as a suite tender import wrote wrong.
+func checkFields(in Instance) error {
+	if n := len(in.ProblemStatement); n > suite.MaxIssue {
+		return fmt.Errorf("problem_statement is %d bytes, over the suite's cap of %d for an issue; shorten it, "+
+			"or skip the instance with --keep-going", n, suite.MaxIssue)
+	}
+	if id := RepoID(in.Repo); !report.ValidID(id) {
+		return fmt.Errorf("repo %q makes the repository ID %q, which is longer than a suite allows (128); "+
+			"skip the instance with --keep-going", in.Repo, id)
+	}
+	for _, l := range []struct {
+		field string
+		ids   []string
+	}{{"FAIL_TO_PASS", in.FailToPass}, {"PASS_TO_PASS", in.PassToPass}} {
+		if j, problem := suite.TestIDProblem(l.ids); problem != "" {
+			return fmt.Errorf("%s[%d]: %s", l.field, j, problem)
+		}
+	}
+	return nil
 }
 
 // checkPatch refuses an instance patch that Tender could not apply. A model patch is never
@@ -270,11 +303,16 @@ func (im *importer) snapshot(ctx context.Context, id string) (*gitsafe.Repo, err
 func (im *importer) write(ctx context.Context) error {
 	parent := filepath.Dir(filepath.Clean(im.o.Out))
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
+		return fmt.Errorf("--out %s: cannot make its parent directory (%w); choose another place", im.o.Out, err)
 	}
 	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(im.o.Out)+".import-")
 	if err != nil {
-		return err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the temporary name is Tender's, not the operator's
+		}
+		return fmt.Errorf("--out %s: cannot write the suite beside it, in %s (%w); choose another place",
+			im.o.Out, parent, err)
 	}
 	defer os.RemoveAll(tmp) // a no-op once renamed
 	doc, err := im.suiteDoc(tmp)
@@ -350,25 +388,34 @@ func quoteGlob(name string) string {
 	return b.String()
 }
 
-func readPredictions(r io.Reader, known map[string]bool) (map[string]Prediction, string, error) {
+// fileLabel names an input file in errors: the flag and the path, or the flag alone.
+func fileLabel(flag, name string) string {
+	if name == "" {
+		return flag
+	}
+	return flag + " " + name
+}
+
+func readPredictions(r io.Reader, label string, known map[string]bool) (map[string]Prediction, string, error) {
 	if r == nil {
 		return nil, "", nil
 	}
 	preds, err := ReadPredictions(r)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: predictions: %v", suite.ErrBadSuite, err)
+		return nil, "", fmt.Errorf("%w: %s: %v", suite.ErrBadSuite, label, err)
 	}
 	model := ""
 	for _, id := range slices.Sorted(maps.Keys(preds)) {
 		if !known[id] {
-			return nil, "", fmt.Errorf("%w: predictions: %q is not an instance in the instances file", suite.ErrBadSuite, id)
+			return nil, "", fmt.Errorf("%w: %s: %q is not an instance in the instances file",
+				suite.ErrBadSuite, label, id)
 		}
 		switch m := preds[id].ModelNameOrPath; {
 		case model == "":
 			model = m
 		case m != "" && m != model:
-			return nil, "", fmt.Errorf("%w: predictions: %s is by model %q but others are by %q; "+
-				"import one model's predictions at a time", suite.ErrBadSuite, id, m, model)
+			return nil, "", fmt.Errorf("%w: %s: %s is by model %q but others are by %q; "+
+				"import one model's predictions at a time", suite.ErrBadSuite, label, id, m, model)
 		}
 	}
 	return preds, model, nil

@@ -50,6 +50,9 @@ func readEnvSpec(r io.Reader, file string) (envSpec, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&spec.repos); err != nil {
+		if line, n := suite.LongKey(data); line > 0 && !errors.Is(err, io.EOF) {
+			return spec, fmt.Errorf("%w: --env %s: %s", suite.ErrBadSuite, file, suite.LongKeyError(line, n))
+		}
 		if errors.Is(err, io.EOF) {
 			return spec, fmt.Errorf("%w: --env %s is empty; map OWNER/NAME to versions (see the README)",
 				suite.ErrBadSuite, file)

@@ -132,6 +132,9 @@ func ReadInstances(r io.Reader) (good []Instance, bad []*RecordError, err error)
 			bad = append(bad, &RecordError{N: n, ID: id, Err: e})
 			return nil
 		}
+		if bytes.Equal(raw, []byte("null")) {
+			return fail(fmt.Errorf("%w: the record is null; write one instance object a line", ErrBadRecord))
+		}
 		if err := json.Unmarshal(raw, &in); err != nil {
 			return fail(fmt.Errorf("%w: %v", ErrBadRecord, err))
 		}
@@ -167,6 +170,10 @@ func ReadPredictions(r io.Reader) (map[string]Prediction, error) {
 	out := map[string]Prediction{}
 	err := readRecords(r, func(n int, raw json.RawMessage) error {
 		var p Prediction
+		if bytes.Equal(raw, []byte("null")) {
+			return fmt.Errorf("prediction %d: %w: the record is null; write one prediction object a line",
+				n, ErrBadRecord)
+		}
 		if err := json.Unmarshal(raw, &p); err != nil {
 			return fmt.Errorf("prediction %d: %w: %v", n, ErrBadRecord, err)
 		}
@@ -185,6 +192,9 @@ func ReadPredictions(r io.Reader) (map[string]Prediction, error) {
 // readRecords calls fn for each record of a JSONL stream or a JSON array.
 func readRecords(r io.Reader, fn func(n int, raw json.RawMessage) error) error {
 	br := bufio.NewReader(io.LimitReader(r, 1<<30))
+	if err := checkBOM(br); err != nil {
+		return err
+	}
 	first, err := peekNonSpace(br)
 	if err != nil {
 		return fmt.Errorf("%w: the file is empty", ErrBadRecord)
@@ -206,8 +216,10 @@ func readRecords(r io.Reader, fn func(n int, raw json.RawMessage) error) error {
 		return nil
 	}
 	sc := bufio.NewScanner(br)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for n := 1; sc.Scan(); n++ {
+	sc.Buffer(make([]byte, 1<<20), maxRecordLine)
+	n := 0
+	for sc.Scan() {
+		n++
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
 			continue
@@ -216,7 +228,25 @@ func readRecords(r io.Reader, fn func(n int, raw json.RawMessage) error) error {
 			return err
 		}
 	}
+	if errors.Is(sc.Err(), bufio.ErrTooLong) {
+		return fmt.Errorf("%w: line %d is over %d MiB, the most one record may take; check that the file is "+
+			"JSON Lines (one record a line) or a JSON array, or remove that record",
+			ErrBadRecord, n+1, maxRecordLine>>20)
+	}
 	return sc.Err()
+}
+
+// maxRecordLine caps one line of a JSON Lines file of instances or predictions.
+const maxRecordLine = 64 << 20
+
+// checkBOM refuses a file that starts with a byte order mark, which JSON does not allow: the
+// first record would otherwise fail as "invalid character 'ï'".
+func checkBOM(br *bufio.Reader) error {
+	if b, _ := br.Peek(3); bytes.Equal(b, []byte("\xef\xbb\xbf")) {
+		return fmt.Errorf("%w: the file starts with a byte order mark (U+FEFF); save it as UTF-8 without a BOM",
+			ErrBadRecord)
+	}
+	return nil
 }
 
 func peekNonSpace(br *bufio.Reader) (byte, error) {

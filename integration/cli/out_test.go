@@ -33,7 +33,7 @@ func TestGradeOutRefusals(t *testing.T) {
 	}{
 		{"out is a file", []string{"--out", file}, "is not a directory"},
 		{"out is empty", []string{"--out", ""}, "--out is empty"},
-		{"out under /proc", []string{"--out", "/proc/tender-out"}, "cannot make the directory"},
+		{"out under /proc", []string{"--out", "/proc/tender-out"}, "--out /proc/tender-out is on a kernel file system"},
 		{"out is /proc itself", []string{"--out", "/proc/self/fdinfo"}, "kernel file system"},
 		{"out under a file", []string{"--out", file + "/sub"}, "cannot make the directory (not a directory)"},
 		{"out and resume", []string{"--out", filepath.Join(t.TempDir(), "new"), "--resume", done}, "--out and --resume are both given"},

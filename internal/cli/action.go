@@ -25,6 +25,8 @@ type actionInputs struct {
 	Repos, Bundles                                                             []string
 	Publish, JobSummary                                                        bool
 	HeadSHA                                                                    string // sha, else from the event
+
+	Durations string // a bundle whose durations balance the shards
 }
 
 // secretNames are variables a grade never sees: the verifier's environment is an allowlist
@@ -84,7 +86,7 @@ func readActionInputs(a *githubactions.Action) (actionInputs, error) {
 		FailOn: orDefault(a.GetInput("fail-on"), "error"), PublicKey: a.GetInput("public-key"),
 		Out: orDefault(a.GetInput("out"), "tender-out"), Repos: lines(a.GetInput("repos")),
 		Bundles: lines(a.GetInput("bundle")), SHA: a.GetInput("sha"), CheckName: a.GetInput("check-name"),
-		Annotations: a.GetInput("annotations"), Reruns: a.GetInput("reruns"),
+		Annotations: a.GetInput("annotations"), Reruns: a.GetInput("reruns"), Durations: a.GetInput("durations"),
 	}
 	var err error
 	if in.Publish, err = parseBoolInput("publish", a.GetInput("publish"), false); err != nil {
@@ -200,6 +202,9 @@ func (in actionInputs) gradeArgs() []string {
 	}
 	if in.Shard != "" {
 		args = append(args, "--shard", in.Shard)
+	}
+	if in.Durations != "" {
+		args = append(args, "--durations", in.Durations)
 	}
 	if in.Reruns != "" {
 		args = append(args, "--reruns", in.Reruns)

@@ -152,9 +152,10 @@ func TestActionRejectsBadInputs(t *testing.T) {
 
 func TestActionArgs(t *testing.T) {
 	in := actionInputs{Command: "grade", Suite: "fixtures/demo", Out: "out", Concurrency: "3", Shard: "2/3",
-		Repos: []string{"calc=../calc", "web=/src/web"}, Reruns: "3"}
+		Repos: []string{"calc=../calc", "web=/src/web"}, Reruns: "3", Durations: "last"}
 	args, dir := in.args()
-	want := []string{"grade", "fixtures/demo", "--out", "out", "--concurrency", "3", "--shard", "2/3", "--reruns", "3", "--repo", "calc=../calc", "--repo", "web=/src/web"}
+	want := []string{"grade", "fixtures/demo", "--out", "out", "--concurrency", "3", "--shard", "2/3",
+		"--durations", "last", "--reruns", "3", "--repo", "calc=../calc", "--repo", "web=/src/web"}
 	if d := cmp.Diff(want, args); d != "" || dir != "out" {
 		t.Errorf("args (-want +got):\n%s\nbundle %s", d, dir)
 	}

@@ -115,7 +115,11 @@ func commands() []command {
 func Main(ctx context.Context, version string, args, environ []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	err := run(ctx, version, args, environ, stdin, stdout, stderr)
 	code := exitCode(ctx, err)
-	if err != nil && code != exitOK {
+	switch {
+	case err == nil || code == exitOK:
+	case code == exitInterrupted && err == context.Canceled:
+		fmt.Fprintln(stderr, "tender: interrupted") // what was kept, and how to go on, is said already
+	default:
 		fmt.Fprintln(stderr, "tender:", err)
 	}
 	return code

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,12 +17,14 @@ import (
 	"github.com/tender-grader/tender/grader"
 	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/grader/swebench"
+	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/bundle"
 	"github.com/tender-grader/tender/sandbox"
 	"github.com/tender-grader/tender/sandbox/docker"
 )
 
-const gradeUsage = "grade SUITE [--out DIR] [--concurrency N] [--repo ID=PATH]... [--shard k/n] [--reruns N] [--resume DIR] [--signing-key FILE] [--trust-local-execution]"
+const gradeUsage = "grade SUITE [--out DIR] [--concurrency N] [--repo ID=PATH]... [--shard k/n [--durations BUNDLE]] " +
+	"[--reruns N] [--resume DIR] [--signing-key FILE] [--trust-local-execution]"
 
 // gradeFlags are the options of `tender grade`, also filled by the Action.
 type gradeFlags struct {
@@ -30,6 +33,7 @@ type gradeFlags struct {
 	repos       multiFlag
 	trustLocal  bool
 	shard       string
+	durations   string // a bundle whose recorded durations balance the shards
 	signingKey  string
 	resume      string
 	pinned      bool
@@ -45,6 +49,8 @@ func cmdGrade(ctx context.Context, inv *invocation, args []string) error {
 	fs.Var(&f.repos, "repo", "map a repository `ID=PATH` to a local clone (repeatable)")
 	fs.BoolVar(&f.trustLocal, "trust-local-execution", false, "run verifiers as local subprocesses: NOT isolated; trusted fixtures only")
 	fs.StringVar(&f.shard, "shard", "", "grade only shard `k/n` of the pairs")
+	fs.StringVar(&f.durations, "durations", "",
+		"with --shard: balance the shards by the pair durations recorded in `BUNDLE`, an earlier grade's bundle")
 	fs.StringVar(&f.signingKey, "signing-key", "", "ed25519 private key `file` to sign the bundle (or TENDER_SIGNING_KEY)")
 	fs.StringVar(&f.resume, "resume", "", "continue an interrupted run in `DIR`, keeping its finished pairs")
 	fs.IntVar(&f.reruns, "reruns", 0, fmt.Sprintf("rerun a check whose required tests failed up to `N` more times (0-%d) to catch flaky tests", grader.MaxReruns))
@@ -83,12 +89,18 @@ func gradeSuite(ctx context.Context, inv *invocation, dir string, f gradeFlags) 
 	if err != nil {
 		return err
 	}
+	if shard, err = balanceShard(inv, f, s, shard); err != nil {
+		return err
+	}
 	out, err := openOut(inv, f, s, shard)
 	if err != nil {
 		return err
 	}
 	defer out.Close()
 	backend, err := openBackend(ctx, inv, f.trustLocal, s, shard.Select(s.Pairs))
+	if err != nil && ctx.Err() != nil {
+		return interruptedBeforeGrading(f, out.path)
+	}
 	if err != nil {
 		return err
 	}
@@ -104,6 +116,52 @@ func gradeSuite(ctx context.Context, inv *invocation, dir string, f gradeFlags) 
 		return err
 	}
 	return g.finish(results, backend, shard, key)
+}
+
+// interruptedBeforeGrading is the one line of a run stopped while the backend was being
+// opened: no verifier ran, and nothing was recorded.
+func interruptedBeforeGrading(f gradeFlags, dir string) error {
+	if f.resume != "" {
+		return withCode(exitInterrupted, fmt.Errorf("interrupted before grading began; nothing new was recorded; "+
+			"continue with --resume %s", dir))
+	}
+	return withCode(exitInterrupted, fmt.Errorf("interrupted before grading began; nothing was recorded and %s is "+
+		"empty; run the same command again", dir))
+}
+
+// balanceShard places the pairs by the durations of --durations, when it is given, and says
+// what this shard is estimated to cost against the mean.
+func balanceShard(inv *invocation, f gradeFlags, s *suite.Suite, shard grader.Shard) (grader.Shard, error) {
+	if f.durations == "" {
+		return shard, nil
+	}
+	if shard.N == 0 {
+		return shard, usageError("--durations balances the shards of --shard k/n; give --shard too, " +
+			"or drop --durations")
+	}
+	durations, source, err := report.ReadDurations(f.durations)
+	if err != nil {
+		return shard, usageError("--durations %s: %v; give the bundle directory of an earlier grade of this suite "+
+			"(a merged bundle holds every pair)", f.durations, unwrapResults(err))
+	}
+	shard = shard.Balance(s, durations, source)
+	plan := shard.Plan()
+	cost := plan.Cost()
+	var sum int64
+	for _, c := range cost {
+		sum += c
+	}
+	mean := time.Duration(sum/int64(len(cost))) * time.Millisecond
+	fmt.Fprintf(inv.Stderr, "tender: shard %s balanced by the durations in %s: %d of %d pair(s) have one (the others "+
+		"are placed by the hash); this shard's estimate %s, the mean %s, the slowest %s\n", shard, f.durations,
+		plan.Known(), plan.Pairs, (time.Duration(cost[shard.K-1]) * time.Millisecond).Round(time.Second),
+		mean.Round(time.Second), (time.Duration(slices.Max(cost)) * time.Millisecond).Round(time.Second))
+	return shard, nil
+}
+
+// unwrapResults drops report's "bad results file" prefix: the flag is named already.
+func unwrapResults(err error) string {
+	return strings.TrimPrefix(err.Error(), report.ErrResults.Error()+": ")
 }
 
 func parseShardFlag(s string) (grader.Shard, error) {
@@ -173,17 +231,23 @@ func openBackend(ctx context.Context, inv *invocation, trustLocal bool, s *suite
 		return sandbox.NewLocal(true)
 	}
 	d, err := docker.New(ctx)
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err() // a signal, not the engine
+	}
 	if err != nil {
 		return nil, fmt.Errorf("the Docker engine is needed for the default backend: %w", err)
 	}
-	if removed, err := d.Sweep(ctx); err != nil {
+	if removed, err := d.Sweep(ctx); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(inv.Stderr, "tender: sweeping containers of dead runs:", err)
 	} else if len(removed) > 0 {
 		fmt.Fprintf(inv.Stderr, "tender: removed %d container(s) left by dead runs\n", len(removed))
 	}
 	if needsSuiteImage(pairs) {
 		if _, err := d.EnsureImage(ctx, s.Verifier.Image, inv.Stderr); err != nil {
-			d.Close(ctx)
+			d.Close(context.WithoutCancel(ctx))
+			if ctx.Err() != nil {
+				return nil, ctx.Err() // a signal, not the image
+			}
 			return nil, fmt.Errorf("verifier image %s: %w", s.Verifier.Image, err)
 		}
 	}

@@ -5,11 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/grader/swebench"
+	"github.com/tender-grader/tender/report"
 )
 
 const importUsage = "import swebench --instances I.jsonl [--predictions P.jsonl] [--env SPEC.yaml] [--keep-going] --repo OWNER__NAME=PATH... --out DIR [--name NAME]"
@@ -31,14 +36,24 @@ func cmdImport(ctx context.Context, inv *invocation, args []string) error {
 	if len(pos) != 1 || pos[0] != "swebench" || *instances == "" || *out == "" {
 		return usageError("usage: tender %s", importUsage)
 	}
+	if !report.ValidID(*name) {
+		return usageError("--name %q: give the suite a name of 1-128 letters, digits, '.', '_' or '-', "+
+			"starting with a letter or digit", *name)
+	}
 	repos, err := parseRepoFlags(repoFlags)
 	if err != nil {
 		return err
+	}
+	for _, id := range slices.Sorted(maps.Keys(repos)) {
+		if fi, err := os.Stat(repos[id]); err != nil || !fi.IsDir() {
+			return usageError("--repo %s=%s: not a directory; give the path of a local clone", id, repos[id])
+		}
 	}
 	if err := checkImportOut(*out); err != nil {
 		return err
 	}
 	o := swebench.ImportOptions{Repos: repos, Out: *out, Name: *name, KeepGoing: *keepGoing, EnvFile: *envFile,
+		InstancesFile: *instances, PredictionsFile: *predictions,
 		Progress: func(msg string) { fmt.Fprintf(inv.Stderr, "import: %s\n", msg) }}
 	var closers []io.Closer
 	defer func() {
@@ -84,7 +99,7 @@ func checkImportOut(out string) error {
 	info, err := os.Stat(out)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return nil
+		return checkOutPlace("--out", out, filepath.Dir(filepath.Clean(out)))
 	case err != nil:
 		return usageError("--out %s: %v", out, err)
 	case !info.IsDir():
@@ -93,7 +108,20 @@ func checkImportOut(out string) error {
 	if entries, err := os.ReadDir(out); err != nil || len(entries) > 0 {
 		return usageError("--out %s is not empty; choose a new directory", out)
 	}
-	return nil
+	// The suite is written beside --out and renamed into place: its parent must take it, and
+	// a rename cannot replace a mount point.
+	parent := filepath.Dir(filepath.Clean(out))
+	if pi, err := os.Stat(parent); err == nil && !sameDevice(info, pi) {
+		return usageError("--out %s is a mount point; import renames the suite into place, so name a new directory "+
+			"inside it (such as %s)", out, filepath.Join(out, "suite"))
+	}
+	return checkOutPlace("--out", out, parent)
+}
+
+func sameDevice(a, b os.FileInfo) bool {
+	sa, ok1 := a.Sys().(*syscall.Stat_t)
+	sb, ok2 := b.Sys().(*syscall.Stat_t)
+	return !ok1 || !ok2 || sa.Dev == sb.Dev
 }
 
 func printImportSummary(w io.Writer, out string, sum swebench.ImportSummary) {

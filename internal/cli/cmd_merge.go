@@ -56,15 +56,17 @@ func cmdMerge(ctx context.Context, inv *invocation, args []string) error {
 	return nil
 }
 
+// prepareMergeOut makes --out, which must be new or empty, in a place merge can write.
 func prepareMergeOut(out string) error {
 	entries, err := os.ReadDir(out)
 	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return os.MkdirAll(out, 0o755)
-	case err != nil:
-		return withCode(exitUsage, fmt.Errorf("--out %s: %w", out, err))
-	case len(entries) > 0:
-		return usageError("--out %s is not empty; merge writes a new bundle", out)
+	case err == nil && len(entries) > 0:
+		return usageError("--out %s is not empty; merge writes a new bundle, so choose a new directory", out)
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		if fi, serr := os.Stat(out); serr == nil && !fi.IsDir() {
+			return usageError("--out %s is not a directory; name a new directory for the merged bundle", out)
+		}
+		return usageError("--out %s: cannot read the directory (%s); choose another place", out, pathErrText(err))
 	}
-	return nil
+	return makeOutDir("--out", out)
 }

@@ -35,6 +35,9 @@ func cmdImage(ctx context.Context, inv *invocation, args []string) error {
 	if *suiteDir != "" && *image != "" {
 		return usageError("--image and --suite: give one")
 	}
+	if len(repos) > 0 && *suiteDir == "" && pos[0] == "build" {
+		return usageError("--repo maps a repository of --suite DIR; give the suite too, or drop --repo")
+	}
 	if *suiteDir == "" && *image == "" {
 		*image = sandbox.ImagePytest
 	}

@@ -49,9 +49,15 @@ func (o mirrorOptions) apply(r sandbox.Recipe) sandbox.Recipe {
 func prepareEnvironments(ctx context.Context, w io.Writer, d *docker.Backend, s *suite.Suite, envs []*suite.Environment,
 	o mirrorOptions) (failed int) {
 	for i, env := range envs {
+		if ctx.Err() != nil {
+			return failed // interrupted: the caller says so, not each environment
+		}
 		start := time.Now()
 		fmt.Fprintf(w, "tender: environment %d/%d %s (%s): image %s\n", i+1, len(envs), env.Name, env.Kind, env.Ref)
 		id, err := ensureEnvironment(ctx, d, s, env, o, w)
+		if err != nil && ctx.Err() != nil {
+			return failed
+		}
 		if err != nil {
 			env.Failed = strings.Join(strings.Fields(err.Error()), " ")
 			failed++

@@ -43,8 +43,8 @@ func newOut(dir string) (*outDir, error) {
 	if fi, err := os.Lstat(dir); err == nil && !fi.IsDir() {
 		return nil, usageError("--out %s is not a directory; name a new directory for the bundle", dir)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, usageError("--out %s: cannot make the directory (%s); choose another place", dir, pathErrText(err))
+	if err := makeOutDir("--out", dir); err != nil {
+		return nil, err
 	}
 	lock, err := lockOut("--out", dir)
 	if err != nil {
@@ -68,6 +68,9 @@ func lockOut(flag, dir string) (*report.DirLock, error) {
 	}
 	if pseudoFS(st.Type) {
 		return nil, usageError("%s %s is on a kernel file system (/proc, /sys, ...); choose a directory on a disk", flag, dir)
+	}
+	if err := checkWritable(flag, dir); err != nil {
+		return nil, err // a read-only mount: nothing could be recorded there
 	}
 	lock, err := report.LockDir(dir)
 	switch {

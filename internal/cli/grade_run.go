@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -31,6 +32,7 @@ type gradeRun struct {
 
 	mu      sync.Mutex
 	lastLen int
+	kept    atomic.Int64 // records in results.jsonl that a resume would keep: appended, or kept from before
 }
 
 func (g *gradeRun) grade(ctx context.Context, opts grader.Options) ([]report.PairResult, error) {
@@ -40,7 +42,14 @@ func (g *gradeRun) grade(ctx context.Context, opts grader.Options) ([]report.Pai
 	}
 	defer w.Close()
 	g.w = w
-	opts.Sink = w.Append
+	g.kept.Store(int64(len(opts.Skip)))
+	opts.Sink = func(r report.PairResult) error {
+		err := w.Append(r)
+		if err == nil {
+			g.kept.Add(1)
+		}
+		return err
+	}
 	opts.Progress = g.progress
 	opts.Rerunning = g.rerunning
 	total := len(opts.Shard.Select(g.suite.Pairs))
@@ -75,6 +84,8 @@ func (g *gradeRun) resumeHint(ctx context.Context, err error) {
 	switch {
 	case ctx.Err() != nil:
 		fmt.Fprintf(g.inv.Stderr, "tender: interrupted; finished pairs are in %s/%s; continue with --resume %s\n", dir, report.ResultsJSONL, dir)
+	case g.kept.Load() == 0:
+		// Nothing was recorded: there is nothing to resume, and err says what failed.
 	case errors.Is(err, report.ErrOutGone):
 		fmt.Fprintf(g.inv.Stderr, "tender: %s was removed or replaced while the run wrote to it; no bundle was sealed; grade again into a new --out\n", dir)
 	case errors.Is(err, syscall.ENOSPC):
@@ -149,7 +160,7 @@ func (g *gradeRun) finish(results []report.PairResult, backend sandbox.Backend, 
 		Schema: report.SchemaVersion, Tool: g.inv.Version, Suite: g.suite.Name, SuiteVersion: g.suite.Version,
 		SuiteDigest: g.suite.Digest, Shard: shard.String(), Backend: backend.Name(),
 		Started: g.start, Finished: time.Now(), Pairs: results,
-		Model: g.suite.Import.Model,
+		Model: g.suite.Import.Model, ShardPlan: shard.Plan(),
 	}
 	if sw := g.suite.Import.SWEBench; sw != nil {
 		res.NoPrediction, res.NotImported = sw.NoPrediction, sw.NotImported
@@ -184,6 +195,9 @@ func (g *gradeRun) finish(results []report.PairResult, backend sandbox.Backend, 
 func (g *gradeRun) inputs(backend sandbox.Backend, shard grader.Shard, results []report.PairResult) bundle.Inputs {
 	in := bundle.Inputs{Files: map[string]string{}, Tool: g.inv.Version, Images: map[string]string{},
 		Options: map[string]string{"backend": backend.Name(), "shard": shard.String(), "runner": g.suite.Verifier.Runner}}
+	if plan := shard.Plan(); plan != nil {
+		in.Options["shard_plan"] = plan.Digest
+	}
 	for path, sum := range g.suite.Files {
 		in.Files["suite/"+path] = sum
 	}
