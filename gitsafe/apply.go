@@ -12,41 +12,21 @@ import (
 	"syscall"
 )
 
-// Apply applies a validated patch inside dir, a plain directory (not a
-// repository), with the hardened runner and git apply in its "patch"
-// mode: no repository is discovered (dir must not hold a .git entry, and
-// the search stops at dir's parent). Before applying, git's own reading of
-// the patch (--numstat --summary) must name the same files in the same
-// order, with no symlink or submodule mode. Apply is atomic: on any failure
-// every touched path is restored and the error wraps ErrPatchFailed with
-// git's message.
+// Apply applies a validated patch inside dir under ApplyStrict: see ApplyWith.
 func Apply(ctx context.Context, p *Patch, dir string) error {
-	if p == nil || len(p.Files) == 0 {
-		return nil
+	_, err := ApplyWith(ctx, p, dir, ApplyStrict)
+	return err
+}
+
+// gitApplyStep runs `git apply` on dir itself, with the hardened runner in git's "patch"
+// mode: no repository is discovered (dir holds no .git entry, and the search stops at dir's
+// parent).
+func gitApplyStep(ctx context.Context, p *Patch, dir string) error {
+	_, err := runGit(ctx, applyCall(dir, p.Raw, "--whitespace=nowarn"))
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("%w: %w", ErrPatchFailed, err)
 	}
-	dir, err := checkApplyDir(dir, p)
-	if err != nil {
-		return err
-	}
-	if err := crossCheck(ctx, p, dir); err != nil {
-		return err
-	}
-	b, err := backup(dir, p.Paths())
-	if err != nil {
-		return err
-	}
-	defer b.discard()
-	_, err = runGit(ctx, applyCall(dir, p.Raw, "--whitespace=nowarn"))
-	if err == nil {
-		return nil
-	}
-	if rerr := b.restore(); rerr != nil {
-		return errors.Join(fmt.Errorf("%w: %w", ErrPatchFailed, err), fmt.Errorf("gitsafe: restoring %s failed: %w", dir, rerr))
-	}
-	if ctx.Err() != nil {
-		return err
-	}
-	return fmt.Errorf("%w: %w", ErrPatchFailed, err)
+	return err
 }
 
 func applyCall(dir string, raw []byte, args ...string) gitCall {

@@ -1,6 +1,7 @@
 package gitsafe
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"os"
@@ -19,6 +20,7 @@ type applyBackup struct {
 	store   string                 // private copies of existing files, under store/files
 	files   map[string]fs.FileMode // path -> original mode of files that existed
 	absent  []string               // touched paths that did not exist
+	dirs    []string               // touched paths that were directories
 	newDirs []string               // directories that did not exist
 }
 
@@ -48,8 +50,12 @@ func (b *applyBackup) save(path string) error {
 	if err != nil {
 		return err
 	}
+	if fi.IsDir() {
+		b.dirs = append(b.dirs, path) // only an empty one is ever replaced (commit.go)
+		return nil
+	}
 	if !fi.Mode().IsRegular() {
-		return nil // git apply refuses to replace a directory; nothing to save
+		return unsafePath(path, "is neither a regular file nor a directory in the target directory")
 	}
 	dst := b.saved(path)
 	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
@@ -78,6 +84,9 @@ func (b *applyBackup) restore() error {
 			errs = append(errs, err)
 		}
 	}
+	for _, d := range b.dirs {
+		errs = append(errs, restoreDir(filepath.Join(b.dir, filepath.FromSlash(d))))
+	}
 	for p, mode := range b.files {
 		errs = append(errs, b.restoreFile(p, mode))
 	}
@@ -86,6 +95,16 @@ func (b *applyBackup) restore() error {
 		_ = os.Remove(filepath.Join(b.dir, filepath.FromSlash(d))) // only if empty
 	}
 	return errors.Join(errs...)
+}
+
+// restoreDir puts back a directory that a file replaced; it was empty (commit.go).
+func restoreDir(full string) error {
+	if fi, err := os.Lstat(full); err == nil && !fi.IsDir() {
+		if err := os.Remove(full); err != nil {
+			return err
+		}
+	}
+	return os.MkdirAll(full, 0o755)
 }
 
 func (b *applyBackup) restoreFile(path string, mode fs.FileMode) error {
@@ -115,3 +134,47 @@ func (b *applyBackup) saved(path string) string {
 }
 
 func (b *applyBackup) discard() { _ = scratch.Remove(b.store) }
+
+// changed lists the touched paths whose state now differs from the saved one: content or
+// permissions of a file, a file or directory that appeared, went or changed kind.
+func (b *applyBackup) changed() ([]string, error) {
+	var out []string
+	for _, p := range b.absent {
+		if _, err := os.Lstat(filepath.Join(b.dir, filepath.FromSlash(p))); err == nil {
+			out = append(out, p)
+		}
+	}
+	for _, p := range b.dirs {
+		if fi, err := os.Lstat(filepath.Join(b.dir, filepath.FromSlash(p))); err != nil || !fi.IsDir() {
+			out = append(out, p)
+		}
+	}
+	for p, mode := range b.files {
+		same, err := b.sameFile(p, mode)
+		if err != nil {
+			return nil, err
+		}
+		if !same {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func (b *applyBackup) sameFile(path string, mode fs.FileMode) (bool, error) {
+	full := filepath.Join(b.dir, filepath.FromSlash(path))
+	fi, err := os.Lstat(full)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != mode {
+		return false, nil
+	}
+	now, err := os.ReadFile(full)
+	if err != nil {
+		return false, err
+	}
+	was, err := os.ReadFile(b.saved(path))
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(now, was), nil
+}

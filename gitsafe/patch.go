@@ -16,6 +16,9 @@ const MaxPatchBytes = 10 << 20
 type Patch struct {
 	Raw   []byte
 	Files []FileChange
+	// parsed holds go-gitdiff's reading of Raw, one per Files entry: the fuzz step applies
+	// the hunks of the very parse whose paths were validated.
+	parsed []*gitdiff.File
 }
 
 // FileChange is one file of a patch. Paths are repository-relative with the
@@ -70,6 +73,7 @@ func ParsePatch(data []byte) (*Patch, error) {
 		}
 		p.Files = append(p.Files, fc)
 	}
+	p.parsed = files
 	return p, nil
 }
 

@@ -20,6 +20,9 @@ type Outcome struct {
 	Passed  bool
 	Tests   map[string]TestStatus // every required ID
 	Reasons []Reason
+	// Unwritten is how many passes pytest counted without a <testcase> of their own
+	// (passing subtests; junit.Report.Unwritten). It is recorded and decides nothing.
+	Unwritten int
 }
 
 // Reconcile decides one check from its JUnit report. The check passes only when every
@@ -34,7 +37,7 @@ func Reconcile(rep *junit.Report, parseErr error, required []string, exitCode in
 	if code, detail, bad := reportProblem(rep, parseErr); bad {
 		return Outcome{Tests: allStatus(ids, TestMissing), Reasons: []Reason{{Code: code, Detail: detail}}}
 	}
-	out := Outcome{Tests: make(map[string]TestStatus, len(ids))}
+	out := Outcome{Tests: make(map[string]TestStatus, len(ids)), Unwritten: rep.Unwritten()}
 	byID := indexCases(rep.Cases)
 	for _, id := range ids {
 		st, r := judgeTest(id, byID[id])
@@ -77,6 +80,14 @@ func reportProblem(rep *junit.Report, err error) (code Code, detail string, bad 
 		return CodeReportUnparsable, "the report declares a DOCTYPE or entities", true
 	case errors.Is(err, junit.ErrNotJUnit), errors.Is(err, junit.ErrEmpty):
 		return CodeReportUnparsable, "the report is not a JUnit report", true
+	case errors.Is(err, junit.ErrEncoding):
+		return CodeReportUnparsable,
+			"the report's character encoding is not one Tender reads (UTF-8, ISO-8859-1, US-ASCII)", true
+	case errors.Is(err, junit.ErrTotals):
+		return CodeReportUnparsable,
+			"a suite's tests, failures, errors or skipped attribute is not a whole number", true
+	case errors.Is(err, junit.ErrTooDeep):
+		return CodeReportUnparsable, "the report nests its elements too deeply", true
 	case err != nil:
 		return CodeReportUnparsable, "the report is not well-formed XML", true
 	}

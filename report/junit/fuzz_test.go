@@ -11,10 +11,18 @@ import (
 
 var validStatus = map[Status]bool{Passed: true, Failed: true, Errored: true, Skipped: true, XFail: true, XPass: true}
 
-// FuzzParse is seeded from the refusal table and every report in testdata.
+// FuzzParse is seeded from the refusal, subtest and status tables and every report in
+// testdata.
 func FuzzParse(f *testing.F) {
 	for _, c := range refusalCases("/nonexistent/canary") {
 		f.Add([]byte(c.data), string(RunnerCommand))
+	}
+	for _, c := range subtestTotalsCases() {
+		f.Add([]byte(c.doc), string(c.runner))
+	}
+	for _, c := range statusCases() {
+		f.Add([]byte(`<testsuite tests="1"><testcase name="t" `+c.attrs+`>`+c.child+`</testcase></testsuite>`),
+			string(RunnerCommand))
 	}
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.xml"))
 	for _, name := range files {
@@ -44,7 +52,8 @@ func FuzzParse(f *testing.F) {
 }
 
 func isSentinel(err error) bool {
-	for _, s := range []error{ErrTooLarge, ErrEmpty, ErrDoctype, ErrEntity, ErrMalformed, ErrNotJUnit, ErrTooDeep} {
+	for _, s := range []error{ErrTooLarge, ErrEmpty, ErrDoctype, ErrEntity, ErrMalformed, ErrNotJUnit, ErrTooDeep,
+		ErrEncoding, ErrTotals} {
 		if errors.Is(err, s) {
 			return true
 		}
@@ -71,7 +80,25 @@ func checkReport(t *testing.T, rep *Report, opts Options) {
 	if opts.Runner != RunnerPytest && rep.Counted().Tests != len(rep.Cases) {
 		t.Fatalf("root counts %d tests for %d cases", rep.Counted().Tests, len(rep.Cases))
 	}
+	checkUnwritten(t, rep, opts)
 	_ = rep.Mismatches()
+}
+
+// checkUnwritten holds the subtest rule to its terms: only pytest, only a surplus, and only
+// with every other total declared and adding up.
+func checkUnwritten(t *testing.T, rep *Report, opts Options) {
+	t.Helper()
+	for i, s := range rep.Suites {
+		if s.Unwritten == 0 {
+			continue
+		}
+		d, c := s.Declared, s.Counted
+		if opts.Runner != RunnerPytest || s.Unwritten < 0 || d.Tests != c.Tests+s.Unwritten ||
+			d.Failures != c.Failures || d.Errors != c.Errors || d.Skipped != c.Skipped ||
+			s.Has != HasTests|HasFailures|HasErrors|HasSkipped {
+			t.Fatalf("suite %d: %d unwritten passes accepted against %+v", i, s.Unwritten, s)
+		}
+	}
 }
 
 // FuzzFromGoTestJSON checks that whatever go test -json says, the JUnit written from it parses

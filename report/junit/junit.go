@@ -1,7 +1,8 @@
-// Package junit reads JUnit XML reports written by test runners (pytest xunit1 and xunit2,
-// go-junit-report, gotestsum, Maven Surefire, jest-junit) into one flat list of test cases with
-// IDs in the form the suite names its tests, and keeps the totals each suite declared so that a
-// caller can check they add up.
+// Package junit reads JUnit XML reports written by test runners (pytest xunit1 and xunit2 with
+// subtests, go-junit-report, gotestsum, Maven Surefire, jest-junit, googletest and CTest status
+// attributes) into one flat list of test cases with IDs in the form the suite names its tests,
+// and keeps the totals each suite declared so that a caller can check they add up. The rules
+// are in docs/junit.md.
 //
 // The reports are untrusted: they were written inside the verifier by code the candidate
 // controls. The package never expands entities, never follows a DOCTYPE, never reads past its
@@ -37,6 +38,8 @@ var (
 	ErrMalformed = errors.New("junit: malformed XML")
 	ErrNotJUnit  = errors.New("junit: not a JUnit report")
 	ErrTooDeep   = errors.New("junit: elements nested too deeply")
+	ErrEncoding  = errors.New("junit: the report's character encoding cannot be read")
+	ErrTotals    = errors.New("junit: a suite total is not a count")
 )
 
 // Runner says how test IDs are written. Its values are the suite format's `runner` values.
@@ -107,6 +110,12 @@ type Suite struct {
 	// Counted holds the totals of the cases inside the element, nested suites included,
 	// counted the way the report's runner counts them.
 	Counted Totals
+	// Unwritten is how many passes pytest counted in `tests` without writing a <testcase>
+	// for them: passing subtests (pytest ≥ 9, pytest-subtests), and a test's own pass when
+	// one of its subtests failed or was skipped. It is set only for runner pytest, and only
+	// when the suite declares failures, errors and skipped and each adds up exactly to the
+	// result elements read, so that nothing but a pass can be missing (see Mismatches).
+	Unwritten int
 }
 
 // Case is one <testcase> element.

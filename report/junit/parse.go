@@ -25,8 +25,12 @@ func Parse(data []byte, opts Options) (*Report, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, ErrEmpty
 	}
+	dec, err := newDecoder(data)
+	if err != nil {
+		return nil, err
+	}
 	p := &parser{opts: opts, rep: &Report{}}
-	if err := p.run(xml.NewDecoder(bytes.NewReader(data))); err != nil {
+	if err := p.run(dec); err != nil {
 		return nil, err
 	}
 	p.finish()
@@ -80,6 +84,14 @@ type caseBuild struct {
 	c       Case
 	hasLine bool
 	results []*result
+	tags    tagCounts // every result element, those past maxResults included
+	status  string    // the testcase's status attribute (JUnit writers of C++ and PHP)
+	result  string    // the testcase's result attribute (googletest)
+}
+
+// tagCounts counts a case's result elements by kind; the totals count these.
+type tagCounts struct {
+	failure, err, skipped, flaky int
 }
 
 type parser struct {
@@ -123,6 +135,9 @@ func (p *parser) atEOF() error {
 }
 
 func decodeError(err error) error {
+	if errors.Is(err, ErrEncoding) {
+		return err
+	}
 	var se *xml.SyntaxError
 	if errors.As(err, &se) {
 		if strings.HasPrefix(se.Msg, "invalid character entity") {
@@ -258,13 +273,13 @@ func readTotals(t xml.StartElement, s *Suite) error {
 	}
 	for _, f := range fields {
 		v, ok := lookup(t, f.name)
-		if !ok {
-			continue
+		if !ok || strings.TrimSpace(v) == "" {
+			continue // an empty total says nothing, as if it were absent
 		}
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || n < 0 {
-			return fmt.Errorf("%w: <%s> attribute %s=%q is not a count",
-				ErrMalformed, t.Name.Local, f.name, clip(v, 40))
+			return fmt.Errorf("%w: <%s> attribute %s=%q is not a whole number of tests",
+				ErrTotals, t.Name.Local, f.name, clip(v, 40))
 		}
 		*f.dst = n
 		s.Has |= f.bit
@@ -283,7 +298,7 @@ func (p *parser) startCase(t xml.StartElement) error {
 		Suite:     p.suites[len(p.suites)-1],
 		Time:      seconds(attr(t, "time")),
 	}
-	b := &caseBuild{}
+	b := &caseBuild{status: clip(attr(t, "status"), 40), result: clip(attr(t, "result"), 40)}
 	if v, ok := lookup(t, "line"); ok {
 		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n >= 0 {
 			c.Line, b.hasLine = n, true
@@ -313,6 +328,7 @@ func (p *parser) startInCase(t xml.StartElement) {
 		p.push(frame{kind: otherFrame})
 		return
 	}
+	p.cur.tags.add(t.Name.Local)
 	// Past maxResults a case's later results add nothing but memory: their text goes to the
 	// last one kept.
 	if len(p.cur.results) < maxResults {
