@@ -11,18 +11,37 @@ import (
 	"github.com/tender-grader/tender/report"
 )
 
-// TestRealWorldParse runs what a user runs on a real project, with no edit between the
-// commands: fixtures/realworld/parse holds parse 1.20.2 from Debian's source package as a git
-// bundle and two SWE-bench instances made from its upstream fixes (see its README). The test
-// clones the bundle, imports the instances without an environment spec, validates them in real
-// verifiers, then grades the reference patches (resolved) and empty predictions (unresolved,
-// never run).
-func TestRealWorldParse(t *testing.T) {
-	fixture := filepath.Join(repoRoot, "fixtures", "realworld", "parse")
+// TestRealWorld runs what a user runs on real projects, with no edit between the commands:
+// fixtures/realworld holds projects from Debian's source packages as git bundles, with SWE-bench
+// instances made from their upstream fixes (see its README). For parse 1.20.2 and boltons
+// 25.0.0, which need no environment spec, the test clones the bundle, imports the instances,
+// validates them in real verifiers, then grades the reference patches (resolved) and empty
+// predictions (unresolved, never run). boltons' formatargspec instance requires two test IDs that
+// SWE-bench cut at a space: each must be resolved to the one collected test it names.
+func TestRealWorld(t *testing.T) {
+	t.Run("parse", func(t *testing.T) {
+		realWorldRun(t, "parse", "r1chardj0n3s__parse", nil)
+	})
+	t.Run("boltons", func(t *testing.T) {
+		const cut = "tests/test_funcutils_fb.py::test_get_invocation_sig_str["
+		realWorldRun(t, "boltons", "mahmoud__boltons", map[string]map[string]string{
+			"mahmoud__boltons-formatargspec": {
+				cut + "None-args-kwargs-None-*args,": cut + "None-args-kwargs-None-*args, **kwargs-(*args, **kwargs)]",
+				cut + "args0-None-None-None-a,":      cut + "args0-None-None-None-a, b-(a, b)]",
+			},
+		})
+	})
+}
+
+// realWorldRun imports fixtures/realworld/DIR with --repo ID=clone of its bundle, validates it,
+// grades the reference patches and empty predictions, and wants every pair's resolved_test_ids
+// to be as given (none when a pair is not named).
+func realWorldRun(t *testing.T, dir, id string, resolvedIDs map[string]map[string]string) {
+	fixture := filepath.Join(repoRoot, "fixtures", "realworld", dir)
 	instances := filepath.Join(fixture, "instances.jsonl")
 	work := t.TempDir()
 	clone := filepath.Join(work, "clone")
-	bundle, err := filepath.Abs(filepath.Join(fixture, "r1chardj0n3s__parse.bundle"))
+	bundle, err := filepath.Abs(filepath.Join(fixture, id+".bundle"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +53,7 @@ func TestRealWorldParse(t *testing.T) {
 	}
 	suite := filepath.Join(work, "suite")
 	out, errOut, code := runTender(t, "import", "swebench", "--instances", instances,
-		"--repo", "r1chardj0n3s__parse="+clone, "--out", suite)
+		"--repo", id+"="+clone, "--out", suite)
 	if code != cli.ExitOK || !strings.Contains(out, "wrote suite") {
 		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
 	}
@@ -43,9 +62,9 @@ func TestRealWorldParse(t *testing.T) {
 	if code != cli.ExitOK {
 		t.Fatalf("validate --run: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	for _, id := range ids {
-		if !strings.Contains(out, "ok      "+id) {
-			t.Errorf("validate --run does not call %s sound:\n%s", id, out)
+	for _, pair := range ids {
+		if !strings.Contains(out, "ok      "+pair) {
+			t.Errorf("validate --run does not call %s sound:\n%s", pair, out)
 		}
 	}
 
@@ -56,16 +75,25 @@ func TestRealWorldParse(t *testing.T) {
 			t.Errorf("gold %s: %d checks, tested_as_submitted %v; want the target and regression checks of the "+
 				"patch as submitted", r.ID, len(r.Checks), r.TestedAsSubmitted)
 		}
+		want := resolvedIDs[r.ID]
+		if len(r.ResolvedTestIDs) != len(want) {
+			t.Errorf("gold %s: resolved_test_ids %v, want %v", r.ID, r.ResolvedTestIDs, want)
+		}
+		for cut, full := range want {
+			if r.ResolvedTestIDs[cut] != full {
+				t.Errorf("gold %s: %q resolved to %q, want %q", r.ID, cut, r.ResolvedTestIDs[cut], full)
+			}
+		}
 	}
 
 	var preds []map[string]any
-	for _, id := range ids {
-		preds = append(preds, map[string]any{"instance_id": id, "model_patch": "", "model_name_or_path": "empty"})
+	for _, pair := range ids {
+		preds = append(preds, map[string]any{"instance_id": pair, "model_patch": "", "model_name_or_path": "empty"})
 	}
 	clitest.WriteJSONL(t, filepath.Join(work, "empty.jsonl"), preds)
 	emptySuite := filepath.Join(work, "empty-suite")
 	out, errOut, code = runTender(t, "import", "swebench", "--instances", instances, "--predictions",
-		filepath.Join(work, "empty.jsonl"), "--repo", "r1chardj0n3s__parse="+clone, "--out", emptySuite)
+		filepath.Join(work, "empty.jsonl"), "--repo", id+"="+clone, "--out", emptySuite)
 	if code != cli.ExitOK {
 		t.Fatalf("import of empty predictions: exit %d\n%s%s", code, out, errOut)
 	}
