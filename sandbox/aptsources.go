@@ -16,6 +16,15 @@ import (
 // ErrNoMirror means the machine's apt sources name no Debian mirror for the recipe's suite.
 var ErrNoMirror = errors.New("no apt mirror for the suite")
 
+// DebianSuites are the Debian releases whose mirror is any Debian mirror's: a machine whose apt
+// sources name one release's entry can build an image of another from the same URI.
+var DebianSuites = map[string]bool{"buster": true, "bullseye": true, "bookworm": true, "trixie": true,
+	"forky": true, "sid": true, "stable": true, "oldstable": true, "testing": true, "unstable": true}
+
+// isDebianRelease reports whether an apt entry's suite is a Debian release (not its -updates or
+// -security pockets, which live elsewhere).
+func isDebianRelease(suite string) bool { return DebianSuites[suite] }
+
 // AptSource is one "deb" entry of the machine's apt sources.
 type AptSource struct {
 	URI        string
@@ -38,8 +47,24 @@ func FindMirror(root, suite string) (AptSource, error) {
 			return s, nil
 		}
 	}
-	return AptSource{}, fmt.Errorf("%w %q in %s/etc/apt/sources.list{,.d/*.list,.d/*.sources}%s: pass --mirror URL (a Debian mirror that has %s) and --keyring FILE (e.g. /usr/share/keyrings/debian-archive-keyring.gpg from the debian-archive-keyring package), or add a deb entry for it",
-		ErrNoMirror, suite, strings.TrimSuffix(root, "/"), whatIsListed(root), suite)
+	// A Debian mirror serves every Debian release: an entry for one (bookworm) names the mirror
+	// of another (bullseye) as well, with the same keyring.
+	if DebianSuites[suite] {
+		for _, s := range sources {
+			if slices.Contains(s.Components, "main") && slices.ContainsFunc(s.Suites, isDebianRelease) {
+				s.Suites = []string{suite}
+				return s, nil
+			}
+		}
+	}
+	return AptSource{}, fmt.Errorf(
+		"%w %q in %s/etc/apt/sources.list{,.d/*.list,.d/*.sources}%s: pass --mirror URL (a Debian mirror that has %s) and --keyring FILE (e.g. /usr/share/keyrings/debian-archive-keyring.gpg from the debian-archive-keyring package), or add a deb entry for it",
+		ErrNoMirror,
+		suite,
+		strings.TrimSuffix(root, "/"),
+		whatIsListed(root),
+		suite,
+	)
 }
 
 var (

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -32,18 +33,46 @@ var aptCases = []struct {
 }{
 	{"deb822", map[string]string{"etc/apt/sources.list.d/debian.sources": deb822Sample},
 		"http://mirror.example.test/debian", "/usr/share/keyrings/debian-archive-keyring.gpg"},
-	{"one-line", map[string]string{"etc/apt/sources.list": "# comment\ndeb-src http://src.test/debian bookworm main\ndeb [arch=amd64 signed-by=/k.gpg] http://one.test/debian bookworm main contrib\n"},
-		"http://one.test/debian", "/k.gpg"},
+	{
+		"one-line",
+		map[string]string{
+			"etc/apt/sources.list": "# comment\ndeb-src http://src.test/debian bookworm main\ndeb [arch=amd64 signed-by=/k.gpg] http://one.test/debian bookworm main contrib\n",
+		},
+		"http://one.test/debian",
+		"/k.gpg",
+	},
 	{"disabled files are ignored", map[string]string{
 		"etc/apt/sources.list.d/old.sources.disabled-by-farm": deb822Sample,
 		"etc/apt/sources.list.d/x.list.save":                  "deb http://x.test/debian bookworm main\n"}, "", ""},
-	{"Enabled: no", map[string]string{"etc/apt/sources.list.d/a.sources": "Enabled: no\n" + deb822Sample[:150]}, "", ""},
+	{
+		"Enabled: no",
+		map[string]string{"etc/apt/sources.list.d/a.sources": "Enabled: no\n" + deb822Sample[:150]},
+		"",
+		"",
+	},
 	{"other suite only", map[string]string{"etc/apt/sources.list": "deb http://u.test/ubuntu noble main\n"}, "", ""},
-	{"component must include main", map[string]string{"etc/apt/sources.list": "deb http://c.test/debian bookworm contrib\n"}, "", ""},
-	{"unusable scheme", map[string]string{"etc/apt/sources.list": "deb cdrom:[Debian]/ bookworm main\ndeb http://ok.test/d bookworm main\n"},
-		"http://ok.test/d", ""},
-	{"inline key is not a path", map[string]string{"etc/apt/sources.list.d/k.sources": "Types: deb\nURIs: https://k.test/debian\nSuites: bookworm\nComponents: main\nSigned-By:\n -----BEGIN PGP PUBLIC KEY BLOCK-----\n .\n abc\n"},
-		"https://k.test/debian", ""},
+	{
+		"component must include main",
+		map[string]string{"etc/apt/sources.list": "deb http://c.test/debian bookworm contrib\n"},
+		"",
+		"",
+	},
+	{
+		"unusable scheme",
+		map[string]string{
+			"etc/apt/sources.list": "deb cdrom:[Debian]/ bookworm main\ndeb http://ok.test/d bookworm main\n",
+		},
+		"http://ok.test/d",
+		"",
+	},
+	{
+		"inline key is not a path",
+		map[string]string{
+			"etc/apt/sources.list.d/k.sources": "Types: deb\nURIs: https://k.test/debian\nSuites: bookworm\nComponents: main\nSigned-By:\n -----BEGIN PGP PUBLIC KEY BLOCK-----\n .\n abc\n",
+		},
+		"https://k.test/debian",
+		"",
+	},
 	{"list file before sources.list.d", map[string]string{
 		"etc/apt/sources.list":                  "deb http://first.test/debian bookworm main\n",
 		"etc/apt/sources.list.d/debian.sources": deb822Sample}, "http://first.test/debian", ""},
@@ -147,9 +176,9 @@ func TestFindMirrorOnAnUbuntuRunner(t *testing.T) {
 		t.Errorf("want one line, got %q", msg)
 	}
 	// With the mirror option the recipe does not read the sources at all.
-	uri, key, err := Recipe{Suite: "bookworm", Mirror: "http://m.test/debian", Keyring: "/k.gpg"}.mirror()
+	uri, key, err := Recipe{Suite: "bookworm", Mirror: "http://m.test/debian", Keyring: "/k.gpg"}.Source()
 	if err != nil || uri != "http://m.test/debian" || key != "/k.gpg" {
-		t.Errorf("mirror() = %q, %q, %v", uri, key, err)
+		t.Errorf("Source() = %q, %q, %v", uri, key, err)
 	}
 }
 
@@ -166,4 +195,29 @@ func writeAptRoot(t *testing.T, files map[string]string) string {
 		}
 	}
 	return root
+}
+
+// TestFindMirrorOfAnotherRelease: a machine whose apt sources name bookworm's mirror builds a
+// bullseye image from the same mirror, with the same keyring; an Ubuntu suite, or a pocket
+// (bookworm-security), never stands for a Debian release.
+func TestFindMirrorOfAnotherRelease(t *testing.T) {
+	root := writeAptRoot(t, map[string]string{"etc/apt/sources.list.d/debian.sources": `Types: deb
+URIs: http://mirror.example/debian-security
+Suites: bookworm-security
+Components: main
+
+Types: deb
+URIs: http://mirror.example/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+`})
+	got, err := FindMirror(root, "bullseye")
+	if err != nil || got.URI != "http://mirror.example/debian" || !slices.Equal(got.Suites, []string{"bullseye"}) ||
+		got.SignedBy != "/usr/share/keyrings/debian-archive-keyring.gpg" {
+		t.Errorf("FindMirror(bullseye) = %+v, %v; want bookworm's mirror and keyring", got, err)
+	}
+	if _, err := FindMirror(root, "jammy"); !errors.Is(err, ErrNoMirror) {
+		t.Errorf("FindMirror(jammy) = %v; an Ubuntu suite is no Debian mirror's", err)
+	}
 }

@@ -42,7 +42,18 @@ type Result struct {
 	Backend        string // "docker" or "local"
 	Isolated       bool   // false for the local backend
 	Notice         string // "local backend: not isolated" for the local backend
+	// SetupExit is the exit code of the first setup command that failed; the command and the
+	// tests did not run. 0 when every setup command passed, or there was none.
+	SetupExit int
+	// SetupLeftover: a process of the verifier user outlived the setup commands and every kill;
+	// the command did not run.
+	SetupLeftover bool
+	// Plant is what the Spec's Plant step wrote to its standard output.
+	Plant []byte
 }
+
+// Ran reports whether the check's command ran: no setup command failed or left a process.
+func (r *Result) Ran() bool { return r.SetupExit == 0 && !r.SetupLeftover }
 
 // Outcome names the result in one word, with OOM and timeout kept apart from a plain failure.
 func (r *Result) Outcome() string {

@@ -22,7 +22,9 @@ const NotIsolated = "local backend: not isolated"
 
 // ErrNotTrusted is returned when the local backend is asked for without the explicit trust
 // flag (--trust-local-execution).
-var ErrNotTrusted = errors.New("the local backend runs code on this machine without isolation; it needs --trust-local-execution")
+var ErrNotTrusted = errors.New(
+	"the local backend runs code on this machine without isolation; it needs --trust-local-execution",
+)
 
 // Local runs a check as a subprocess of the grader, in a fresh temporary directory, with
 // the same environment allowlist and output caps as Docker, its own process group killed at
@@ -115,11 +117,11 @@ func (l *Local) Close(context.Context) error {
 }
 
 func prepareLocal(spec Spec, lay Layout) error {
-	if err := copyTree(spec.Workspace, lay.Workspace); err != nil {
+	if err := copyTree(spec.Workspace, lay.Workspace, spec.Links); err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrCopyIn, spec.Name, err)
 	}
 	if spec.Support != "" {
-		if err := copyTree(spec.Support, lay.Tender); err != nil {
+		if err := copyTree(spec.Support, lay.Tender, nil); err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrCopyIn, spec.Name, err)
 		}
 	}
@@ -131,34 +133,111 @@ func prepareLocal(spec Spec, lay Layout) error {
 	return nil
 }
 
+// execute runs the setup commands, the plant step and the command, one after another, under
+// one deadline. The local backend has no second user: the evaluator's files are written as
+// the workspace always is, and the plant step runs as the grader's own user.
 func (l *Local) execute(ctx context.Context, spec Spec, lim Limits, lay Layout, res *Result) error {
-	argv := lay.Expand(spec.Command)
-	bin, err := lookSafePath(argv[0])
-	if err != nil {
-		return fmt.Errorf("%s: %s: %w", NotIsolated, spec.Name, err)
-	}
 	dctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
-	cmd := exec.CommandContext(dctx, bin, argv[1:]...)
+	stdout, stderr := NewCapWriter(lim.OutputBytes), NewCapWriter(lim.OutputBytes)
+	defer func() { res.Stdout, res.Stderr = stdout.Capture(), stderr.Capture() }()
+	start := time.Now()
+	defer func() { res.Wall = time.Since(start) }()
+	for _, argv := range spec.Setup {
+		cmd, werr, err := l.runOne(dctx, spec, lay, argv, nil, stderr, stderr)
+		if err != nil {
+			return err
+		}
+		if err := l.settle(ctx, dctx, cmd, werr, res); err != nil || res.TimedOut {
+			return err
+		}
+		if res.ExitCode != 0 {
+			res.SetupExit = res.ExitCode
+			return nil
+		}
+	}
+	stdin := spec.Stdin
+	if spec.Plant != nil {
+		var err error
+		if stdin, err = l.plant(ctx, dctx, spec, lay, stderr, res); err != nil || res.TimedOut {
+			return err
+		}
+	}
+	cmd, werr, err := l.runOne(dctx, spec, lay, spec.Command, stdin, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	return l.settle(ctx, dctx, cmd, werr, res)
+}
+
+// plant runs the Spec's Plant step with its files in {tender}/.step, and returns the command's
+// standard input made from what it wrote.
+func (l *Local) plant(ctx, dctx context.Context, spec Spec, lay Layout, stderr io.Writer, res *Result) ([]byte, error) {
+	dir := filepath.Join(lay.Tender, StepDir)
+	defer os.RemoveAll(dir)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("%s: %s: plant step: %w", NotIsolated, spec.Name, err)
+	}
+	for name, data := range spec.Plant.Files {
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(name)), data, 0o600); err != nil {
+			return nil, fmt.Errorf("%s: %s: plant step: %w", NotIsolated, spec.Name, err)
+		}
+	}
+	out := NewCapWriter(MaxStepOutput)
+	argv := stepArgv(spec.Plant.Command, dir)
+	cmd, werr, err := l.runOne(dctx, spec, lay, argv, spec.Plant.Files["stdin"], out, stderr)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.settle(ctx, dctx, cmd, werr, res); err != nil || res.TimedOut {
+		return nil, err
+	}
+	got := out.Capture()
+	if res.ExitCode != 0 || got.Truncated {
+		return nil, fmt.Errorf("%w: %s: %s: the plant step failed (exit %d, %d bytes out)", ErrStep, NotIsolated,
+			spec.Name, res.ExitCode, got.Total)
+	}
+	res.Plant = []byte(got.String())
+	stdin, err := spec.Plant.Stdin(res.Plant)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %s: %w", ErrStep, NotIsolated, spec.Name, err)
+	}
+	return stdin, nil
+}
+
+// stepArgv expands {step} in a Step's command.
+func stepArgv(argv []string, dir string) []string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = strings.ReplaceAll(a, "{step}", dir)
+	}
+	return out
+}
+
+// runOne runs argv in the workspace in a process group of its own, killed at ctx's end.
+func (l *Local) runOne(ctx context.Context, spec Spec, lay Layout, argv []string, stdin []byte,
+	stdout, stderr io.Writer) (*exec.Cmd, error, error) {
+	argv = lay.Expand(argv)
+	bin, err := lookSafePath(argv[0])
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %s: %w", NotIsolated, spec.Name, err)
+	}
+	cmd := exec.CommandContext(ctx, bin, argv[1:]...)
 	cmd.Args[0] = argv[0]
 	cmd.Dir, cmd.Env = lay.Workspace, lay.Environ(spec.Env)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = l.KillGrace
-	stdout, stderr := NewCapWriter(lim.OutputBytes), NewCapWriter(lim.OutputBytes)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	if spec.Stdin != nil {
-		cmd.Stdin = bytes.NewReader(spec.Stdin)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
 	}
-	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("%s: start %s: %w", NotIsolated, spec.Name, err)
+		return nil, nil, fmt.Errorf("%s: start %s: %w", NotIsolated, spec.Name, err)
 	}
 	werr := cmd.Wait()
-	res.Wall = time.Since(start)
 	_ = killGroup(cmd) // stragglers that outlived the command go too
-	res.Stdout, res.Stderr = stdout.Capture(), stderr.Capture()
-	return l.settle(ctx, dctx, cmd, werr, res)
+	return cmd, werr, nil
 }
 
 // settle turns the wait outcome into the result: cancellation is an error, the deadline is

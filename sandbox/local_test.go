@@ -133,7 +133,12 @@ func TestLocalBoundedOutputAndMarking(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.Stdout.Total != 50_000_000 || !res.Stdout.Truncated || len(res.Stdout.Head)+len(res.Stdout.Tail) > 16<<10 {
-		t.Errorf("stdout total %d truncated %v kept %d", res.Stdout.Total, res.Stdout.Truncated, len(res.Stdout.Head)+len(res.Stdout.Tail))
+		t.Errorf(
+			"stdout total %d truncated %v kept %d",
+			res.Stdout.Total,
+			res.Stdout.Truncated,
+			len(res.Stdout.Head)+len(res.Stdout.Tail),
+		)
 	}
 	if res.Backend != "local" || res.Isolated || res.Notice != NotIsolated {
 		t.Errorf("result not marked: backend %q isolated %v notice %q", res.Backend, res.Isolated, res.Notice)
@@ -196,5 +201,36 @@ func TestLocalFeedsStdin(t *testing.T) {
 	}
 	if strings.TrimSpace(res.Stdout.String()) != "21" {
 		t.Errorf("stdout %q: want the 21 bytes counted, then EOF", res.Stdout.String())
+	}
+}
+
+// TestLocalSetupAndPlant: the local backend runs the setup commands, then the plant step with
+// its files in {step} and its "stdin" file on its standard input, then the command with the
+// standard input the step's output made; the first failing setup command ends the check, and a
+// failing step is an ErrStep. (It has no second user: the evaluator's files are the grader's
+// user's, as the whole workspace is.)
+func TestLocalSetupAndPlant(t *testing.T) {
+	l, _ := newTestLocal(t)
+	spec := localSpec(t, "sh", "-c", `cat; cat setup-was-here`)
+	spec.Setup = [][]string{{"sh", "-c", "echo setup > setup-was-here"}}
+	spec.Plant = &Step{Command: []string{"sh", "{step}/step.sh"},
+		Files: map[string][]byte{"step.sh": []byte("tr a-z A-Z"), "stdin": []byte("planted")},
+		Stdin: func(out []byte) ([]byte, error) { return []byte("<" + string(out) + ">"), nil }}
+	res, err := l.Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Stdout.String(); got != "<PLANTED>setup\n" || string(res.Plant) != "PLANTED" || !res.Ran() {
+		t.Errorf("stdout %q, plant %q, ran %v", got, res.Plant, res.Ran())
+	}
+	spec.Setup = [][]string{{"sh", "-c", "exit 5"}, {"sh", "-c", "touch second"}}
+	res, err = l.Run(context.Background(), spec)
+	if err != nil || res.SetupExit != 5 || res.Ran() || res.Stdout.String() != "" {
+		t.Errorf("a failing setup: %v, exit %d, stdout %q", err, res.SetupExit, res.Stdout.String())
+	}
+	spec.Setup = nil
+	spec.Plant.Command = []string{"sh", "-c", "exit 3"}
+	if _, err := l.Run(context.Background(), spec); !errors.Is(err, ErrStep) {
+		t.Errorf("a failing step: %v, want ErrStep", err)
 	}
 }

@@ -24,8 +24,14 @@ type Recipe struct {
 	Keyring string
 }
 
-// VerifierUser is the uid:gid every check runs as, and the user of every built image.
+// VerifierUser is the uid:gid every check's commands run as, and the user of every built image.
 const VerifierUser = "65532:65532"
+
+// VerifierBoundingCaps is the bounding set of a verifier's processes, as /proc shows it: CHOWN
+// and FOWNER, which Tender's own root processes use to own the evaluator's files. A process of
+// the verifier user has none of them (effective and permitted sets are empty), and
+// no-new-privileges keeps it from gaining one.
+const VerifierBoundingCaps = "0000000000000009"
 
 // RecipeFormat changes whenever the way an image is built changes, so old images rebuild.
 const RecipeFormat = "tender-recipe/1"

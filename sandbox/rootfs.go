@@ -28,7 +28,7 @@ type Rootfs struct {
 // does) and the mirror, and nothing else: no engine, no registry. The caller removes it.
 func BuildRootfs(ctx context.Context, r Recipe, progress io.Writer) (*Rootfs, error) {
 	progress = orDiscard(progress)
-	mirror, keyring, err := r.mirror()
+	mirror, keyring, err := r.Source()
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,10 @@ func BuildRootfs(ctx context.Context, r Recipe, progress io.Writer) (*Rootfs, er
 	return f, nil
 }
 
-func (r Recipe) mirror() (uri, keyring string, err error) {
+// Source returns the mirror debootstrap fetches r from, and the keyring that checks it: r's
+// own, else the first apt source of this machine that carries r's suite (with its Signed-By
+// keyring when that file exists here).
+func (r Recipe) Source() (uri, keyring string, err error) {
 	if r.Mirror != "" {
 		return r.Mirror, r.Keyring, nil
 	}
@@ -65,13 +68,13 @@ func debootstrap(ctx context.Context, r Recipe, rootfs, mirror, keyring string, 
 	if _, err := exec.LookPath("debootstrap"); err != nil {
 		return fmt.Errorf("%w: debootstrap is not installed (apt-get install debootstrap): %w", ErrImageBuild, err)
 	}
-	args := []string{"--variant=" + r.Variant, "--include=" + strings.Join(r.Packages, ",")}
-	if keyring != "" {
-		args = append(args, "--keyring="+keyring)
-	}
-	args = append(args, r.Suite, rootfs, mirror)
+	args := r.DebootstrapArgs(rootfs, mirror, keyring)
 	cmd := exec.CommandContext(ctx, "debootstrap", args...)
-	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C.UTF-8", "DEBIAN_FRONTEND=noninteractive"}
+	cmd.Env = []string{
+		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+		"LC_ALL=C.UTF-8",
+		"DEBIAN_FRONTEND=noninteractive",
+	}
 	cmd.WaitDelay = 10 * time.Second
 	// debootstrap dies with Tender: an orphan would go on writing into a directory the next
 	// run's sweep removes. (It follows the thread that started debootstrap; Go's threads
@@ -94,9 +97,30 @@ func debootstrap(ctx context.Context, r Recipe, rootfs, mirror, keyring string, 
 	return nil
 }
 
-// trimRootfs drops what a verifier never needs: downloaded packages and apt lists.
+// DebootstrapArgs are debootstrap's arguments for r into target from mirror, checked with
+// keyring when it is not empty.
+func (r Recipe) DebootstrapArgs(target, mirror, keyring string) []string {
+	args := []string{"--variant=" + r.Variant, "--include=" + strings.Join(r.Packages, ",")}
+	if keyring != "" {
+		args = append(args, "--keyring="+keyring)
+	}
+	return append(args, r.Suite, target, mirror)
+}
+
+// RootfsTrim are the globs, relative to a rootfs, of what a verifier never needs: downloaded
+// packages, apt lists and logs.
+var RootfsTrim = []string{"var/cache/apt/archives/*.deb", "var/lib/apt/lists/*_*", "var/log/*.log"}
+
+// RootfsTarArgs are tar's arguments that write the rootfs in dir to stdout: numeric owners,
+// hard links and modes kept, one file system, /dev, /proc and /sys left empty.
+func RootfsTarArgs(dir string) []string {
+	return []string{"--numeric-owner", "--one-file-system", "-C", dir, "-cf", "-",
+		"--exclude=./dev/*", "--exclude=./proc/*", "--exclude=./sys/*", "."}
+}
+
+// trimRootfs drops RootfsTrim from a rootfs.
 func trimRootfs(rootfs string) {
-	for _, g := range []string{"var/cache/apt/archives/*.deb", "var/lib/apt/lists/*_*", "var/log/*.log"} {
+	for _, g := range RootfsTrim {
 		matches, _ := filepath.Glob(filepath.Join(rootfs, g))
 		for _, m := range matches {
 			os.Remove(m)
@@ -109,8 +133,7 @@ func trimRootfs(rootfs string) {
 // comes back as it is, and stops tar; a failure of tar itself wraps ErrImageBuild.
 func (f *Rootfs) Stream(ctx context.Context, progress io.Writer, consume func(io.Reader) error) error {
 	progress = orDiscard(progress)
-	cmd := exec.CommandContext(ctx, "tar", "--numeric-owner", "--one-file-system", "-C", f.Dir, "-cf", "-",
-		"--exclude=./dev/*", "--exclude=./proc/*", "--exclude=./sys/*", ".")
+	cmd := exec.CommandContext(ctx, "tar", RootfsTarArgs(f.Dir)...)
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C"}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -174,7 +197,13 @@ func LockImage(ctx context.Context, ref, digest string) (unlock func(), err erro
 		select {
 		case <-ctx.Done():
 			f.Close()
-			return nil, fmt.Errorf("%w: waiting for another build of %s (lock %s): %w", ErrImageBuild, ref, path, context.Cause(ctx))
+			return nil, fmt.Errorf(
+				"%w: waiting for another build of %s (lock %s): %w",
+				ErrImageBuild,
+				ref,
+				path,
+				context.Cause(ctx),
+			)
 		case <-time.After(250 * time.Millisecond):
 		}
 	}

@@ -11,7 +11,12 @@ import (
 
 func TestLockBuildSerialisesOneRecipe(t *testing.T) {
 	// A recipe of its own, so the test never holds the lock of a real image build.
-	r := Recipe{Name: "tender-verifier/lock-test", Suite: "bookworm", Variant: "minbase", Packages: []string{testRunID(t)}}
+	r := Recipe{
+		Name:     "tender-verifier/lock-test",
+		Suite:    "bookworm",
+		Variant:  "minbase",
+		Packages: []string{testRunID(t)},
+	}
 	other := r
 	other.Packages = append(other.Packages, "another")
 	for _, x := range []Recipe{r, other} {

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"io/fs"
 	"regexp"
 	"strings"
 	"time"
@@ -11,16 +12,55 @@ import (
 // {assets} inside Command elements (a plain string replace, no shell) and export them as
 // TENDER_WORKSPACE, TENDER_DIR, TENDER_JUNIT and TENDER_ASSETS.
 type Spec struct {
-	RunID     string            // labels the run's verifiers, e.g. the container label tender.run
-	Name      string            // e.g. "pairid/target", for logs and container names
-	Image     string            // Docker only
-	Workspace string            // host directory streamed (never mounted) to {workspace}
-	Support   string            // optional host directory streamed to {tender}: assets/, configs
-	Command   []string          // argv, run with cwd {workspace}
-	Stdin     []byte            // written to the command's standard input, which is then closed; nil: none
-	Env       map[string]string // the whole environment besides TENDER_*, PATH and HOME
-	Limits    Limits
+	RunID     string // labels the run's verifiers, e.g. the container label tender.run
+	Name      string // e.g. "pairid/target", for logs and container names
+	Image     string // Docker only
+	Workspace string // host directory streamed (never mounted) to {workspace}
+	// Links are the workspace's symlinks (slash path -> target): on the host each is a regular
+	// file that holds its target (git's core.symlinks=false); the backend makes it a link
+	// inside the verifier, after every file, and refuses one that leaves the tree.
+	Links   map[string]string
+	Support string            // optional host directory streamed to {tender}: assets/, configs
+	Command []string          // argv, run with cwd {workspace}
+	Stdin   []byte            // written to the command's standard input, which is then closed; nil: none
+	Env     map[string]string // the whole environment besides TENDER_*, PATH and HOME
+	Limits  Limits
+
+	// Setup are commands run one after another as the verifier user before Command, with no
+	// standard input and their output on stderr, while the evaluator's files do not exist yet.
+	// The first that fails ends the check (Result.SetupExit). Then every process of the
+	// verifier user is killed, and the check goes no further while one lives
+	// (Result.SetupLeftover): nothing a setup command started can touch what comes next.
+	Setup [][]string
+	// Evaluator lists the workspace's files that are the evaluator's (slash-separated, relative
+	// to Workspace: restored paths, the test patch's files, hidden assets). Backends that can
+	// write them as another user than the verifier's, after Setup, read-only to it, do so (see
+	// Owners), together with the directories that lead to them.
+	Evaluator []string
+	// Plant runs once the evaluator's files are in place, before Command, as Tender's own user
+	// where the backend has one (root inside a container, which no process of the verifier
+	// user outlives Setup to reach). Its standard output becomes Command's standard input
+	// through Plant.Stdin, and Result.Plant.
+	Plant *Step
 }
+
+// Step is a program of Tender's that runs inside the verifier before the check's command.
+type Step struct {
+	// Command is its argv; {step} expands to the private directory that holds Files.
+	Command []string
+	// Files are written under {step}, readable by Tender's user alone; "stdin", when present,
+	// is the step's standard input.
+	Files map[string][]byte
+	// Stdin makes the check command's standard input from the step's standard output (which
+	// is at most MaxStepOutput bytes). An error fails the check's infrastructure.
+	Stdin func(out []byte) ([]byte, error)
+}
+
+// MaxStepOutput caps what a Step may write to its standard output.
+const MaxStepOutput = 16 << 20
+
+// StepDir is where a backend puts a Step's files, under {tender}; it removes them once the step ran.
+const StepDir = ".step"
 
 // Limits bound one check. Zero fields take the values of DefaultLimits.
 type Limits struct {
@@ -61,6 +101,19 @@ func (s Spec) Validate() error {
 	}
 	if s.RunID == "" {
 		return fmt.Errorf("%w: %s: run id is not set", ErrBadSpec, s.Name)
+	}
+	for _, argv := range s.Setup {
+		if len(argv) == 0 || argv[0] == "" {
+			return fmt.Errorf("%w: %s: a setup command is empty", ErrBadSpec, s.Name)
+		}
+	}
+	if s.Plant != nil && (len(s.Plant.Command) == 0 || s.Plant.Command[0] == "" || s.Plant.Stdin == nil) {
+		return fmt.Errorf("%w: %s: the plant step needs a command and a Stdin function", ErrBadSpec, s.Name)
+	}
+	for _, f := range s.Evaluator {
+		if !fs.ValidPath(f) || f == "." {
+			return fmt.Errorf("%w: %s: evaluator path %q is not a clean relative path", ErrBadSpec, s.Name, f)
+		}
 	}
 	for k, v := range s.Env {
 		if err := checkEnv(k, v); err != nil {
@@ -122,4 +175,14 @@ func (l Limits) WithDefaults() Limits {
 		d.OutputBytes = l.OutputBytes
 	}
 	return d
+}
+
+// ShellQuote quotes argv for sh: each element single-quoted, joined by spaces. It is how an
+// argv of the suite's reaches a shell script of a backend or the grader, with no expansion.
+func ShellQuote(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
 }

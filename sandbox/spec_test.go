@@ -9,8 +9,28 @@ import (
 
 func TestExpandAndEnviron(t *testing.T) {
 	l := NewLayout("/workspace", "/tender")
-	got := l.Expand([]string{"pytest", "--junitxml={junit}", "-c", "{assets}/pytest.ini", "{workspace}/x", "{tender}", "{unknown}", "$HOME"})
-	want := []string{"pytest", "--junitxml=/tender/out/junit.xml", "-c", "/tender/assets/pytest.ini", "/workspace/x", "/tender", "{unknown}", "$HOME"}
+	got := l.Expand(
+		[]string{
+			"pytest",
+			"--junitxml={junit}",
+			"-c",
+			"{assets}/pytest.ini",
+			"{workspace}/x",
+			"{tender}",
+			"{unknown}",
+			"$HOME",
+		},
+	)
+	want := []string{
+		"pytest",
+		"--junitxml=/tender/out/junit.xml",
+		"-c",
+		"/tender/assets/pytest.ini",
+		"/workspace/x",
+		"/tender",
+		"{unknown}",
+		"$HOME",
+	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("expand (-want +got):\n%s", diff)
 	}
@@ -33,7 +53,13 @@ func TestValidateEnv(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.k, func(t *testing.T) {
-			s := Spec{RunID: "r", Name: "n", Workspace: "/w", Command: []string{"true"}, Env: map[string]string{tt.k: tt.v}}
+			s := Spec{
+				RunID:     "r",
+				Name:      "n",
+				Workspace: "/w",
+				Command:   []string{"true"},
+				Env:       map[string]string{tt.k: tt.v},
+			}
 			if err := s.Validate(); (err == nil) != tt.ok || (err != nil && !errors.Is(err, ErrBadSpec)) {
 				t.Errorf("validate(%q=%q) = %v, want ok %v", tt.k, tt.v, err, tt.ok)
 			}
@@ -51,7 +77,10 @@ func TestAllowEnvPassesOnlyNamed(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"NAMED": "v", "EMPTY": ""}, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if _, err := AllowEnv([]string{"TENDER_JUNIT"}, func(string) (string, bool) { return "x", true }); !errors.Is(err, ErrBadSpec) {
+	if _, err := AllowEnv([]string{"TENDER_JUNIT"}, func(string) (string, bool) { return "x", true }); !errors.Is(
+		err,
+		ErrBadSpec,
+	) {
 		t.Errorf("naming a reserved variable: err = %v", err)
 	}
 }

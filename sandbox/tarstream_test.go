@@ -61,8 +61,14 @@ func TestWriteTarRefusesLinksAndSpecialFiles(t *testing.T) {
 		name  string
 		plant func(dir string) error
 	}{
-		{"symlink to a host file", func(dir string) error { return os.Symlink("/etc/passwd", filepath.Join(dir, "link")) }},
-		{"symlink to a directory", func(dir string) error { return os.Symlink("/", filepath.Join(dir, "sub", "root")) }},
+		{
+			"symlink to a host file",
+			func(dir string) error { return os.Symlink("/etc/passwd", filepath.Join(dir, "link")) },
+		},
+		{
+			"symlink to a directory",
+			func(dir string) error { return os.Symlink("/", filepath.Join(dir, "sub", "root")) },
+		},
 		{"fifo", func(dir string) error { return syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644) }},
 	}
 	for _, tt := range tests {

@@ -20,8 +20,8 @@ var _ sandbox.Backend = (*Backend)(nil)
 var ErrEngine = errors.New("docker engine")
 
 // Backend runs each check in a brand-new hardened container through the Docker Engine API.
-// It honours DOCKER_HOST and the other DOCKER_* client variables, and negotiates the API
-// version with the engine.
+// New honours DOCKER_HOST and the other DOCKER_* client variables; NewAt opens one engine of a
+// pool at its own address. Both negotiate the API version with the engine.
 type Backend struct {
 	cli     *client.Client
 	self    owner
@@ -37,18 +37,26 @@ type Backend struct {
 	SweepForeignAfter time.Duration
 	// CloseTimeout bounds the removals Close makes.
 	CloseTimeout time.Duration
+	// ImageCache, when set, is a directory of `docker save` archives of recipe images, one per
+	// digest, that EnsureRecipe loads before it builds and saves to after (imagecache.go).
+	ImageCache string
 }
 
 // New connects to the engine named by the environment (DOCKER_HOST, or the default
 // socket), negotiates the API version and pings it.
 func New(ctx context.Context) (*Backend, error) {
-	cli, err := client.New(client.FromEnv)
+	return open(ctx, "is the daemon running, and is DOCKER_HOST right?", client.FromEnv)
+}
+
+// open connects with opts; hint says what to check when the engine cannot be reached.
+func open(ctx context.Context, hint string, opts ...client.Opt) (*Backend, error) {
+	cli, err := client.New(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrEngine, err)
 	}
 	if _, err := cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
 		cli.Close()
-		return nil, fmt.Errorf("%w: cannot reach it at %s (is the daemon running, and is DOCKER_HOST right?): %w", ErrEngine, cli.DaemonHost(), err)
+		return nil, fmt.Errorf("%w: cannot reach it at %s (%s): %w", ErrEngine, cli.DaemonHost(), hint, err)
 	}
 	self, err := currentOwner()
 	if err != nil {
@@ -79,8 +87,14 @@ func (d *Backend) Close(ctx context.Context) error {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d.CloseTimeout)
 	defer cancel()
 	err := d.removeLabelled(cctx, LabelSession+"="+d.session)
+	if err == nil { // a network is removed once its containers are gone
+		_, err = d.sweepNetworks(cctx, func(l map[string]string) bool { return l[LabelSession] == d.session })
+	}
 	if err != nil {
-		err = fmt.Errorf("removing the containers this run started (`tender gc` sweeps them once the run has exited): %w", err)
+		err = fmt.Errorf(
+			"removing the containers this run started (`tender gc` sweeps them once the run has exited): %w",
+			err,
+		)
 	}
 	return errors.Join(err, d.cli.Close())
 }

@@ -12,7 +12,11 @@ import (
 )
 
 func TestDockerRunsCommandAndCollects(t *testing.T) {
-	spec := testSpec(t, sh(`cat README; ls -la /workspace; echo "<testsuite/>" > "$TENDER_JUNIT"; echo err >&2; echo {junit} {assets} {workspace} {tender}; exit 3`)...)
+	spec := testSpec(
+		t,
+		sh(
+			`cat README; ls -la /workspace; echo "<testsuite/>" > "$TENDER_JUNIT"; echo err >&2; echo {junit} {assets} {workspace} {tender}; exit 3`,
+		)...)
 	res := runDocker(t, spec)
 	if res.ExitCode != 3 {
 		t.Errorf("exit code = %d, want 3", res.ExitCode)
@@ -27,7 +31,13 @@ func TestDockerRunsCommandAndCollects(t *testing.T) {
 		t.Errorf("peak memory %d, wall %s: want both reported", res.PeakMemory, res.Wall)
 	}
 	if !res.Isolated || res.Backend != "docker" || res.ImageID != testImageID {
-		t.Errorf("result marking: isolated %v backend %q image %q (want %s)", res.Isolated, res.Backend, res.ImageID, testImageID)
+		t.Errorf(
+			"result marking: isolated %v backend %q image %q (want %s)",
+			res.Isolated,
+			res.Backend,
+			res.ImageID,
+			testImageID,
+		)
 	}
 }
 

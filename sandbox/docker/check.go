@@ -13,63 +13,81 @@ import (
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
-	"github.com/moby/moby/api/pkg/stdcopy"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
 	"github.com/tender-grader/tender/sandbox"
 )
 
-// runCommand runs the check's command with its deadline. At the deadline the whole container
-// is killed (there is no API to kill one exec), which also ends the output stream. dead says
-// the container itself is gone or stopped, so nothing more can be read from it.
-func (d *Backend) runCommand(ctx context.Context, b *box, spec sandbox.Spec, lim sandbox.Limits, res *sandbox.Result) (dead bool, err error) {
-	stdout, stderr := sandbox.NewCapWriter(lim.OutputBytes), sandbox.NewCapWriter(lim.OutputBytes)
-	e, err := d.startExec(ctx, b, boxLayout.Expand(spec.Command), boxLayout.Environ(spec.Env), spec.Stdin)
-	if err != nil {
-		return false, err
+// outcome is how one exec of a check ended: whether it ended by itself before the deadline,
+// its exit code then, and whether the container itself is gone or stopped (nothing more can be
+// read from it).
+type outcome struct {
+	ended, dead bool
+	code        int
+}
+
+// runExec runs e under the check's deadline, with no standard input. At the deadline the
+// whole container is killed (there is no API to kill one exec), which also ends the output
+// stream, and res says it timed out.
+func (d *Backend) runExec(ctx context.Context, b *box, e execSpec, lim sandbox.Limits, res *sandbox.Result,
+	stdout, stderr io.Writer, deadline time.Time) (outcome, error) {
+	return d.runExecStdin(ctx, b, e, nil, lim, res, stdout, stderr, deadline)
+}
+
+// runExecStdin is runExec with stdin written to the command's standard input (nil: none).
+func (d *Backend) runExecStdin(ctx context.Context, b *box, e execSpec, stdin []byte, lim sandbox.Limits,
+	res *sandbox.Result, stdout, stderr io.Writer, deadline time.Time) (outcome, error) {
+	var feed func(io.Writer) error
+	if stdin != nil {
+		feed = func(w io.Writer) error {
+			// A command that stops reading makes the write fail; it then sees EOF or EPIPE.
+			_, _ = w.Write(stdin)
+			return nil
+		}
 	}
-	defer e.conn.Close()
-	start := time.Now()
+	x, err := d.startExecFeed(ctx, b, e, feed)
+	if err != nil {
+		return outcome{}, err
+	}
+	defer x.conn.Close()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _ = stdcopy.StdCopy(stdout, stderr, e.conn.Reader)
+		_ = copyStreams(stdout, stderr, x.conn.Reader)
 	}()
-	ended, err := d.await(ctx, b, e, done, lim.Timeout)
-	res.Wall = time.Since(start)
+	ended, err := d.await(ctx, b, x, done, time.Until(deadline))
 	if err == nil && !ended {
 		peak, pids := d.stats(ctx, b)
 		res.PeakMemory, res.PidsLimitHit = peak, nearLimit(pids, lim.Pids)
 		d.logf("%s: deadline of %s reached: killing the container", b.name, lim.Timeout)
 		d.kill(ctx, b)
 	}
-	e.conn.Close()
+	x.conn.Close()
 	<-done
-	res.Stdout, res.Stderr = stdout.Capture(), stderr.Capture()
 	if err != nil {
-		return false, err
+		return outcome{}, err
 	}
 	if !ended {
 		res.TimedOut, res.ExitCode = true, -1
-		return false, nil
+		return outcome{}, nil
 	}
-	code, running, err := d.waitExit(ctx, e)
-	if err != nil || running || code >= 128 {
-		// Ended by a signal, or the engine lost it: was it the container that went?
+	code, running, err := d.waitExit(ctx, x)
+	if err != nil || running || code >= 126 {
+		// Ended by a signal, not started (the runtime's 126 when the container went as the
+		// exec began), or the engine lost it: was it the container that went?
 		if dead, derr := d.died(ctx, b, res); derr != nil || dead {
 			res.ExitCode = code
-			return dead, derr
+			return outcome{ended: true, dead: dead, code: code}, derr
 		}
 	}
 	if err != nil {
-		return false, err
+		return outcome{}, err
 	}
 	if running {
-		return false, fmt.Errorf("%w: %s: command still running after its output closed", ErrEngine, b.name)
+		return outcome{}, fmt.Errorf("%w: %s: command still running after its output closed", ErrEngine, b.name)
 	}
-	res.ExitCode = code
-	return false, nil
+	return outcome{ended: true, code: code}, nil
 }
 
 // died reports whether the container is gone, stopped or being stopped. When someone other
@@ -136,7 +154,13 @@ func (d *Backend) killSent(ctx context.Context, b *box, created string) (bool, e
 
 // await returns true when the command ended, false when the deadline passed (the caller
 // kills the container), and an error when ctx was cancelled (the caller removes it).
-func (d *Backend) await(ctx context.Context, b *box, e *execution, done <-chan struct{}, timeout time.Duration) (bool, error) {
+func (d *Backend) await(
+	ctx context.Context,
+	b *box,
+	e *execution,
+	done <-chan struct{},
+	timeout time.Duration,
+) (bool, error) {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	poll := time.NewTicker(250 * time.Millisecond)

@@ -15,22 +15,36 @@ import (
 func TestHostConfigHardening(t *testing.T) {
 	lim := sandbox.Limits{Timeout: 1, CPUs: 1.5, Memory: 300 << 20, Pids: 77, DiskBytes: 5 << 20, OutputBytes: 1}
 	hc := hostConfig(lim)
-	tmpfs := "rw,exec,nosuid,nodev,size=5242880,uid=65532,gid=65532,mode=0755"
+	open := "rw,exec,nosuid,nodev,size=5242880,uid=0,gid=0,mode=1777"
+	tmp := "rw,exec,nosuid,nodev,size=5242880,uid=65532,gid=65532,mode=0755"
 	pids := int64(77)
 	yes := true
 	want := &container.HostConfig{
-		NetworkMode: "none", CapDrop: []string{"ALL"}, SecurityOpt: []string{"no-new-privileges"},
-		ReadonlyRootfs: true, Init: &yes, IpcMode: "private",
-		Tmpfs:     map[string]string{"/workspace": tmpfs, "/tender": tmpfs, "/tmp": tmpfs},
-		Resources: container.Resources{Memory: 300 << 20, MemorySwap: 300 << 20, NanoCPUs: 1_500_000_000, PidsLimit: &pids},
+		NetworkMode: "none", CapDrop: []string{"ALL"}, CapAdd: []string{"CHOWN", "FOWNER"},
+		SecurityOpt: []string{"no-new-privileges"}, ReadonlyRootfs: true, Init: &yes, IpcMode: "private",
+		Tmpfs: map[string]string{"/workspace": open, "/tender": open, "/tmp": tmp},
+		Resources: container.Resources{
+			Memory:     300 << 20,
+			MemorySwap: 300 << 20,
+			NanoCPUs:   1_500_000_000,
+			PidsLimit:  &pids,
+		},
 		ShmSize:   5 << 20,
 		LogConfig: container.LogConfig{Type: "none"},
 	}
 	if diff := cmp.Diff(want, hc); diff != "" {
 		t.Errorf("host config (-want +got):\n%s", diff)
 	}
-	cfg := containerConfig(sandbox.Spec{RunID: "r", Name: "n", Image: "i"}, owner{Host: "h", Boot: "b", Pid: 9, Start: "5"}, "s")
-	if cfg.User != sandbox.VerifierUser || !cfg.NetworkDisabled || cfg.Labels[LabelRun] != "r" || cfg.Labels[LabelPid] != "9" || cfg.Labels[LabelSession] != "s" {
+	cfg := containerConfig(
+		sandbox.Spec{RunID: "r", Name: "n", Image: "i"},
+		owner{Host: "h", Boot: "b", Pid: 9, Start: "5"},
+		"s",
+	)
+	// The main process is Tender's own (root): it unpacks the trees and owns the evaluator's
+	// files; every command of the check runs as the verifier user in an exec that names it.
+	if cfg.User != tenderUser || !cfg.NetworkDisabled || cfg.Labels[LabelRun] != "r" ||
+		cfg.Labels[LabelPid] != "9" ||
+		cfg.Labels[LabelSession] != "s" {
 		t.Errorf("container config: %+v", cfg)
 	}
 }
@@ -84,7 +98,11 @@ func TestOwnerJudge(t *testing.T) {
 	}{
 		{"this process", me, alive},
 		{"a live parent", owner{Host: me.Host, Boot: me.Boot, Pid: parent, Start: parentStart}, alive},
-		{"pid reused by another process", owner{Host: me.Host, Boot: me.Boot, Pid: parent, Start: parentStart + "0"}, dead},
+		{
+			"pid reused by another process",
+			owner{Host: me.Host, Boot: me.Boot, Pid: parent, Start: parentStart + "0"},
+			dead,
+		},
 		{"no such pid", owner{Host: me.Host, Boot: me.Boot, Pid: 1 << 22, Start: "1"}, dead},
 		{"before a reboot", owner{Host: me.Host, Boot: "old-boot", Pid: me.Pid, Start: me.Start}, dead},
 		{"no pid label", owner{Host: me.Host, Boot: me.Boot}, dead},

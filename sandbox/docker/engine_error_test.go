@@ -80,7 +80,11 @@ func TestEnsureImageEngineErrorIsNotMissing(t *testing.T) {
 	progress := &cancelOn{word: "building", cancel: cancel}
 	_, err = d.EnsureImage(ctx, sandbox.ImagePytest, progress)
 	if !errors.Is(err, ErrEngine) || strings.Contains(progress.text.String(), "building") {
-		t.Errorf("EnsureImage on a failing engine: %v, progress %q; want ErrEngine and no build", err, progress.text.String())
+		t.Errorf(
+			"EnsureImage on a failing engine: %v, progress %q; want ErrEngine and no build",
+			err,
+			progress.text.String(),
+		)
 	}
 	fake.mu.Lock()
 	defer fake.mu.Unlock()

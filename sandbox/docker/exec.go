@@ -2,7 +2,6 @@ package docker
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,18 +14,57 @@ import (
 	"github.com/tender-grader/tender/sandbox"
 )
 
-// execution is one started exec with its hijacked stream.
+// execution is one started exec with its hijacked stream. fed carries the outcome of writing
+// its standard input (nil when it had none).
 type execution struct {
 	id   string
 	conn client.HijackedResponse
+	fed  chan error
 }
 
-// startExec starts argv in the container. When stdin is not nil it is written to the
-// command's standard input, which is then closed (the exec sees EOF).
+// execUser is who an exec runs as, and where.
+type execUser struct{ user, dir string }
+
+// asVerifier is every exec of the candidate's code in a verifier.
+var asVerifier = execUser{sandbox.VerifierUser, boxLayout.Workspace}
+
+// execSpec is one exec: its argv, whole environment, and who runs it where.
+type execSpec struct {
+	argv, env []string
+	as        execUser
+}
+
+// startExec starts argv in the verifier as its user. When stdin is not nil it is written to
+// the command's standard input, which is then closed (the exec sees EOF).
 func (d *Backend) startExec(ctx context.Context, b *box, argv, env []string, stdin []byte) (*execution, error) {
+	return d.startExecAs(ctx, b, asVerifier, argv, env, stdin)
+}
+
+// startExecAs is startExec as another user.
+func (d *Backend) startExecAs(
+	ctx context.Context,
+	b *box,
+	as execUser,
+	argv, env []string,
+	stdin []byte,
+) (*execution, error) {
+	var feed func(io.Writer) error
+	if stdin != nil {
+		feed = func(w io.Writer) error {
+			// A command that stops reading makes the write fail; it then sees EOF or EPIPE.
+			_, _ = w.Write(stdin)
+			return nil
+		}
+	}
+	return d.startExecFeed(ctx, b, execSpec{argv: argv, env: env, as: as}, feed)
+}
+
+// startExecFeed starts e in the container. When feed is not nil it writes the command's
+// standard input, which is then closed; its error arrives on the execution's fed channel.
+func (d *Backend) startExecFeed(ctx context.Context, b *box, e execSpec, feed func(io.Writer) error) (*execution, error) {
 	created, err := d.cli.ExecCreate(ctx, b.id, client.ExecCreateOptions{
-		User: sandbox.VerifierUser, Cmd: argv, Env: env, WorkingDir: boxLayout.Workspace,
-		AttachStdin: stdin != nil, AttachStdout: true, AttachStderr: true,
+		User: e.as.user, Cmd: e.argv, Env: e.env, WorkingDir: e.as.dir,
+		AttachStdin: feed != nil, AttachStdout: true, AttachStderr: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: exec in %s: %w", ErrEngine, b.name, err)
@@ -35,14 +73,25 @@ func (d *Backend) startExec(ctx context.Context, b *box, argv, env []string, std
 	if err != nil {
 		return nil, fmt.Errorf("%w: attach to exec in %s: %w", ErrEngine, b.name, err)
 	}
-	if stdin != nil {
-		go func() {
-			// A command that stops reading makes the write fail; it then sees EOF or EPIPE.
-			_, _ = conn.Conn.Write(stdin)
-			_ = conn.CloseWrite()
-		}()
+	x := &execution{id: created.ID, conn: conn.HijackedResponse, fed: make(chan error, 1)}
+	if feed == nil {
+		x.fed <- nil
+		return x, nil
 	}
-	return &execution{id: created.ID, conn: conn.HijackedResponse}, nil
+	go func() {
+		err := feed(&errWriter{w: x.conn.Conn})
+		if cerr := x.conn.CloseWrite(); err == nil && cerr != nil {
+			err = fmt.Errorf("%w: %w", errSink, cerr)
+		}
+		x.fed <- err
+	}()
+	return x, nil
+}
+
+// copyStreams demultiplexes an attached stream into stdout and stderr.
+func copyStreams(stdout, stderr io.Writer, r io.Reader) error {
+	_, err := stdcopy.StdCopy(stdout, stderr, r)
+	return err
 }
 
 // exitCode asks the engine how the exec ended; running is true when it has not.
@@ -56,7 +105,13 @@ func (d *Backend) exitCode(ctx context.Context, e *execution) (code int, running
 
 // runSmall runs a short helper command to completion, bounded by timeout, and returns its
 // exit code. Output beyond what the writers accept is dropped.
-func (d *Backend) runSmall(ctx context.Context, b *box, argv []string, stdout, stderr io.Writer, timeout time.Duration) (int, error) {
+func (d *Backend) runSmall(
+	ctx context.Context,
+	b *box,
+	argv []string,
+	stdout, stderr io.Writer,
+	timeout time.Duration,
+) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	e, err := d.startExec(ctx, b, argv, []string{"PATH=" + sandbox.SafePath}, nil)
@@ -101,92 +156,56 @@ func (d *Backend) waitExit(ctx context.Context, e *execution) (int, bool, error)
 }
 
 // receive attaches to the new container, starts it and streams the workspace to /workspace
-// and the support tree to /tender into its main process. The engine's copy API cannot write
-// to a tmpfs under a read-only root, and no host path is ever mounted.
-func (d *Backend) receive(ctx context.Context, b *box, spec sandbox.Spec) error {
+// and the support tree to /tender into its main process, with the plant step's files when
+// the step runs there (no setup commands). The engine's copy API cannot write to a tmpfs under
+// a read-only root, and no host path is ever mounted. It returns what the step printed.
+func (d *Backend) receive(ctx context.Context, b *box, spec sandbox.Spec) ([]byte, error) {
 	attached, err := d.cli.ContainerAttach(ctx, b.id,
 		client.ContainerAttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
 	if err != nil {
-		return fmt.Errorf("%w: attach to %s: %w", ErrEngine, b.name, err)
+		return nil, fmt.Errorf("%w: attach to %s: %w", ErrEngine, b.name, err)
 	}
 	conn := attached.HijackedResponse
 	defer conn.Close()
 	if _, err := d.cli.ContainerStart(ctx, b.id, client.ContainerStartOptions{}); err != nil {
-		return fmt.Errorf("%w: start container for %s: %w", ErrEngine, spec.Name, err)
+		return nil, fmt.Errorf("%w: start container for %s: %w", ErrEngine, spec.Name, err)
 	}
-	marker := &markerWriter{seen: make(chan string, 1)}
+	stage := newStageReader()
 	stderr := sandbox.NewCapWriter(8 << 10)
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
-		_, _ = stdcopy.StdCopy(marker, stderr, conn.Reader)
+		_ = copyStreams(stage, stderr, conn.Reader)
 	}()
+	part := sandbox.AllFiles
+	if len(spec.Setup) > 0 {
+		part = sandbox.CandidateFiles
+	}
 	treeErr := make(chan error, 1)
-	go func() { treeErr <- feedTree(conn, spec) }()
-	var got string
+	go func() {
+		err := writeTree(&errWriter{w: conn.Conn}, treeEntries(spec, part, len(spec.Setup) == 0))
+		if cerr := conn.CloseWrite(); err == nil && cerr != nil {
+			err = fmt.Errorf("%w: %w", errSink, cerr)
+		}
+		treeErr <- err
+	}()
 	select {
-	case got = <-marker.seen:
+	case <-stage.seen:
 	case <-copied:
 	case <-ctx.Done():
 	}
 	conn.Close()
 	<-copied
-	return copyOutcome(b, spec, got, <-treeErr, stderr, ctx.Err())
+	return stageOutcome(b, spec, "unpacking the workspace", stage.buf.Bytes(), stderr, <-treeErr, ctx.Err())
 }
 
-func copyOutcome(b *box, spec sandbox.Spec, marker string, treeErr error, stderr *sandbox.CapWriter, ctxErr error) error {
-	switch {
-	case treeErr != nil && !errors.Is(treeErr, errSink):
-		return fmt.Errorf("%w: %s: %w", sandbox.ErrCopyIn, spec.Name, treeErr)
-	case marker == copyDone:
-		return nil
-	case marker == copyFailed:
-		return fmt.Errorf("%w: tar in %s failed (is the workspace larger than the disk limit?): %s", sandbox.ErrCopyIn, b.name, stderr.Capture())
-	case ctxErr != nil:
-		return fmt.Errorf("%w: streaming into %s: %w", sandbox.ErrCopyIn, b.name, ctxErr)
-	default:
-		return fmt.Errorf("%w: %s ended before unpacking the workspace: %s", sandbox.ErrCopyIn, b.name, stderr.Capture())
+// writeTree writes the archive of entries to w in a few large writes, not two per file.
+func writeTree(w io.Writer, entries []sandbox.TarEntry) error {
+	buf := bufio.NewWriterSize(w, 256<<10)
+	if err := sandbox.WriteTar(buf, entries); err != nil {
+		return err
 	}
-}
-
-// feedTree writes the tar stream and half-closes stdin so tar sees the end.
-func feedTree(conn client.HijackedResponse, spec sandbox.Spec) error {
-	entries := []sandbox.TarEntry{
-		{Dir: spec.Workspace, Prefix: "workspace"},
-		{Dir: spec.Support, Prefix: "tender", Extra: []string{"out", "home"}},
-	}
-	sink := &errWriter{w: conn.Conn}
-	buf := bufio.NewWriterSize(sink, 256<<10) // a few large writes, not two per file
-	err := sandbox.WriteTar(buf, entries)
-	if err == nil {
-		err = buf.Flush()
-	}
-	if cerr := conn.CloseWrite(); err == nil && cerr != nil {
-		err = fmt.Errorf("%w: %w", errSink, cerr)
-	}
-	return err
-}
-
-// markerWriter watches the main process's stdout for the copy marker.
-type markerWriter struct {
-	buf  []byte
-	seen chan string
-	done bool
-}
-
-func (m *markerWriter) Write(p []byte) (int, error) {
-	if m.done || len(m.buf) > 4096 {
-		return len(p), nil
-	}
-	m.buf = append(m.buf, p...)
-	for _, mk := range []string{copyFailed, copyDone} {
-		if bytes.Contains(m.buf, []byte(mk+"\n")) {
-			m.done = true
-			m.seen <- mk
-			break
-		}
-	}
-	return len(p), nil
+	return buf.Flush()
 }
 
 var errSink = errors.New("verifier stopped reading")

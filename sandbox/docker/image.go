@@ -2,8 +2,6 @@ package docker
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -75,28 +73,52 @@ func (d *Backend) pull(ctx context.Context, ref string, progress io.Writer) (str
 	return in.ID, nil
 }
 
-// BuildImage makes the rootfs on the host (sandbox.BuildRootfs: debootstrap from the
-// machine's apt mirror), then streams it as a tar into the engine's image import. It needs
-// root (debootstrap does) and the mirror, and nothing else: no registry. Callers that may
-// race another build of r hold sandbox.LockBuild, as EnsureImage does.
+// BuildImage makes r's rootfs with debootstrap and streams it as a tar into the engine's
+// image import. It needs the mirror, and no registry. Where the rootfs is made:
+//   - when Tender runs in a container of this engine (a container action), in a helper
+//     container started from that container's own image (BuildImageIn);
+//   - otherwise on the host (sandbox.BuildRootfs), which needs root, as debootstrap does.
+//
+// Callers that may race another build of r hold sandbox.LockBuild, as EnsureImage does.
 func (d *Backend) BuildImage(ctx context.Context, r sandbox.Recipe, progress io.Writer) (string, error) {
 	progress = orDiscard(progress)
-	start := time.Now()
-	rootfs, err := sandbox.BuildRootfs(ctx, r, progress)
-	if err != nil {
-		return "", err
+	if own, ok := d.ownContainer(ctx); ok {
+		return d.buildIn(ctx, r, own, progress)
 	}
-	defer rootfs.Remove()
-	fmt.Fprintf(progress, "image %s: rootfs ready after %s; importing\n", r.Ref(), time.Since(start).Round(time.Second))
-	if err := rootfs.Stream(ctx, progress, func(tar io.Reader) error { return d.importRootfs(ctx, r, tar, progress) }); err != nil {
+	return d.buildImage(ctx, r, progress, func(ctx context.Context) error { return d.buildOnHost(ctx, r, progress) })
+}
+
+// buildImage runs build, which imports r's rootfs, and checks that the image carries r's
+// digest.
+func (d *Backend) buildImage(ctx context.Context, r sandbox.Recipe, progress io.Writer,
+	build func(context.Context) error) (string, error) {
+	start := time.Now()
+	if err := build(ctx); err != nil {
 		return "", err
 	}
 	id, ok := d.currentImage(ctx, r)
 	if !ok {
-		return "", fmt.Errorf("%w: %s imported but its recipe label is not %s", sandbox.ErrImageBuild, r.Ref(), r.Digest())
+		return "", fmt.Errorf(
+			"%w: %s imported but its recipe label is not %s",
+			sandbox.ErrImageBuild,
+			r.Ref(),
+			r.Digest(),
+		)
 	}
 	fmt.Fprintf(progress, "image %s: built %s in %s\n", r.Ref(), shortID(id), time.Since(start).Round(time.Second))
 	return id, nil
+}
+
+// buildOnHost makes the rootfs on the host and streams it into the engine.
+func (d *Backend) buildOnHost(ctx context.Context, r sandbox.Recipe, progress io.Writer) error {
+	start := time.Now()
+	rootfs, err := sandbox.BuildRootfs(ctx, r, progress)
+	if err != nil {
+		return err
+	}
+	defer rootfs.Remove()
+	fmt.Fprintf(progress, "image %s: rootfs ready after %s; importing\n", r.Ref(), time.Since(start).Round(time.Second))
+	return rootfs.Stream(ctx, progress, func(tar io.Reader) error { return d.importRootfs(ctx, r, tar, progress) })
 }
 
 // importRootfs imports the tar stream of a rootfs as r.Ref(), with the recipe's user,
@@ -113,32 +135,6 @@ func (d *Backend) importRootfs(ctx context.Context, r sandbox.Recipe, tar io.Rea
 		return fmt.Errorf("%w: import %s: %w", sandbox.ErrImageBuild, r.Ref(), err)
 	}
 	return nil
-}
-
-// relayJSON forwards the engine's JSON progress messages as plain lines, and returns the
-// first error message in the stream.
-func relayJSON(r io.Reader, progress io.Writer) error {
-	dec := json.NewDecoder(r)
-	for {
-		var m struct {
-			Status, Progress, ID string
-			Stream, Error        string
-		}
-		if err := dec.Decode(&m); err == io.EOF {
-			return nil
-		} else if err != nil {
-			return err
-		}
-		if m.Error != "" {
-			return errors.New(m.Error)
-		}
-		if line := strings.TrimSpace(m.Stream); line != "" {
-			fmt.Fprintln(progress, line)
-		}
-		if m.Status != "" && m.Progress == "" {
-			fmt.Fprintf(progress, "engine: %s %s\n", m.ID, m.Status)
-		}
-	}
 }
 
 func shortID(id string) string {

@@ -20,14 +20,19 @@ func TestDockerStreamsWorkspaceAndSupport(t *testing.T) {
 	for i := range 1000 {
 		files[fmt.Sprintf("pkg%02d/mod%03d.py", i%20, i)] = fmt.Sprintf("VALUE = %d\n", i)
 	}
-	spec := testSpec(t, sh(`find . -type f | wc -l; cat pkg07/mod007.py; test -x run.sh && ./run.sh; cat {assets}/hidden.txt; ls -ld /tender/out /workspace | cut -c1-10`)...)
+	spec := testSpec(
+		t,
+		sh(
+			`find . -type f | wc -l; cat pkg07/mod007.py; test -x run.sh && ./run.sh; cat {assets}/hidden.txt; ls -ld /tender/out /workspace | cut -c1-10`,
+		)...)
 	spec.Workspace = writeFiles(t, files)
 	if err := os.WriteFile(filepath.Join(spec.Workspace, "run.sh"), []byte("#!/bin/sh\necho executable\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	spec.Support = writeFiles(t, map[string]string{"assets/hidden.txt": "hidden asset\n"})
 	res := runDocker(t, spec)
-	want := "1001\nVALUE = 7\nexecutable\nhidden asset\ndrwxr-xr-x\ndrwxr-xr-x\n"
+	// /workspace is open to new files as /tmp is (sticky): the evaluator's files in it are root's.
+	want := "1001\nVALUE = 7\nexecutable\nhidden asset\ndrwxr-xr-x\ndrwxrwxrwt\n"
 	if diff := cmp.Diff(want, res.Stdout.String()); diff != "" {
 		t.Errorf("inside the verifier (-want +got):\n%s\nstderr: %s", diff, res.Stderr.String())
 	}
@@ -74,7 +79,13 @@ func TestDockerJUnitAttacks(t *testing.T) {
 			start := time.Now()
 			res := runDocker(t, spec)
 			if (res.JUnit == nil) != tt.wantNil || res.JUnitTooLarge != tt.tooLarge {
-				t.Errorf("JUnit %d bytes, too large %v; want nil %v, too large %v", len(res.JUnit), res.JUnitTooLarge, tt.wantNil, tt.tooLarge)
+				t.Errorf(
+					"JUnit %d bytes, too large %v; want nil %v, too large %v",
+					len(res.JUnit),
+					res.JUnitTooLarge,
+					tt.wantNil,
+					tt.tooLarge,
+				)
 			}
 			if took := time.Since(start); took > 90*time.Second {
 				t.Errorf("collection took %s", took)

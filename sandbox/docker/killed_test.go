@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tender-grader/tender/sandbox"
 )
 
 // TestDockerKilledFromOutside: a verifier that dies of a signal Tender did not send (not its
@@ -18,16 +20,24 @@ func TestDockerKilledFromOutside(t *testing.T) {
 		script  string
 		outside []string // docker CLI arguments run against the container once the command runs
 		killed  bool
+		plant   bool // the script is the plant step's, which runs before the command
 	}{
-		{"docker kill", `exec sleep 120`, []string{"kill"}, true},
-		{"docker stop", `exec sleep 120`, []string{"stop", "-t", "0"}, true},
-		{"docker rm -f", `exec sleep 120`, []string{"rm", "-f"}, true},
-		{"kills its own process group", `sleep 1; kill -9 0`, nil, false},
-		{"kills every process it can", `sleep 1; kill -9 -1`, nil, false},
-		{"signals the container's init", `sleep 1; kill -TERM 1; sleep 120`, nil, false},
+		{"docker kill", `exec sleep 120`, []string{"kill"}, true, false},
+		{"docker stop", `exec sleep 120`, []string{"stop", "-t", "0"}, true, false},
+		{"docker rm -f", `exec sleep 120`, []string{"rm", "-f"}, true, false},
+		// Killed while Tender's own step (the planter) runs, before the command: still a kill.
+		{"docker kill during the plant step", `exec sleep 120`, []string{"kill"}, true, true},
+		{"kills its own process group", `sleep 1; kill -9 0`, nil, false, false},
+		{"kills every process it can", `sleep 1; kill -9 -1`, nil, false, false},
+		// The container's init is Tender's own user's: the verifier user may not signal it.
+		{"signals the container's init", `sleep 1; kill -TERM 1 && sleep 120; exit 0`, nil, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := testSpec(t, sh(tc.script)...)
+			if tc.plant {
+				spec = testSpec(t, sh("exit 0")...)
+				spec.Plant = &sandbox.Step{Command: sh(tc.script), Stdin: func([]byte) ([]byte, error) { return nil, nil }}
+			}
 			done := make(chan struct{})
 			go func() {
 				defer close(done)

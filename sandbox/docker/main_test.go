@@ -46,9 +46,13 @@ func mainWithEngine(m *testing.M) int {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "FAIL: verifier images: %v\n", err)
 		if ctx.Err() != nil {
-			fmt.Fprintf(os.Stderr, "FAIL: building them did not finish within %s (half of go test's -timeout: the tests need the rest).\n"+
-				"  Build them first (`go run . image build --image tender-verifier/pytest`, then --image tender-verifier/go),\n"+
-				"  or give go test a larger -timeout.\n", budget)
+			fmt.Fprintf(
+				os.Stderr,
+				"FAIL: building them did not finish within %s (half of go test's -timeout: the tests need the rest).\n"+
+					"  Build them first (`go run . image build --image tender-verifier/pytest`, then --image tender-verifier/go),\n"+
+					"  or give go test a larger -timeout.\n",
+				budget,
+			)
 		}
 		return 1
 	}

@@ -21,6 +21,10 @@ const (
 	LabelPidNS = "tender.pidns" // absent on containers of older versions: judged as before
 	// LabelSession is unique to one Backend value: Close removes by it.
 	LabelSession = "tender.session"
+	// LabelParent, on an image build helper, is the container the owning Tender process runs
+	// in: once that container is not running, the helper is a leftover, whatever pid
+	// namespace it was made from.
+	LabelParent = "tender.parent"
 )
 
 func currentOwner() (owner, error) {

@@ -77,10 +77,13 @@ exit 0`)...))
 }
 
 func TestPropertyUnprivileged(t *testing.T) {
-	res := runDocker(t, testSpec(t, sh(`id -u; id -g; grep -E '^(CapEff|CapPrm|CapBnd|NoNewPrivs)' /proc/self/status`)...))
+	res := runDocker(
+		t,
+		testSpec(t, sh(`id -u; id -g; grep -E '^(CapEff|CapPrm|CapBnd|NoNewPrivs)' /proc/self/status`)...),
+	)
 	got := strings.Fields(res.Stdout.String())
 	want := []string{"65532", "65532", "CapPrm:", "0000000000000000", "CapEff:", "0000000000000000",
-		"CapBnd:", "0000000000000000", "NoNewPrivs:", "1"}
+		"CapBnd:", sandbox.VerifierBoundingCaps, "NoNewPrivs:", "1"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("identity inside the verifier:\n got %q\nwant %q", got, want)
 	}
@@ -94,7 +97,10 @@ func TestPropertyForkBombContained(t *testing.T) {
 	t.Logf("fork bomb: outcome %s after %s, pids limit hit %v, stderr total %d bytes",
 		res.Outcome(), time.Since(start).Round(time.Millisecond), res.PidsLimitHit, res.Stderr.Total)
 	if !res.PidsLimitHit {
-		t.Errorf("fork bomb was not reported: PidsLimitHit is false (stderr head %q)", res.Stderr.Head[:min(200, len(res.Stderr.Head))])
+		t.Errorf(
+			"fork bomb was not reported: PidsLimitHit is false (stderr head %q)",
+			res.Stderr.Head[:min(200, len(res.Stderr.Head))],
+		)
 	}
 	if !strings.Contains(res.Stderr.String(), "Cannot fork") {
 		t.Errorf("want forks refused inside the verifier, stderr %q", res.Stderr.String())
@@ -113,9 +119,19 @@ func TestPropertyEndlessForkBombRemoved(t *testing.T) {
 	start := time.Now()
 	res := runDocker(t, spec) // asserts the container is gone
 	took := time.Since(start)
-	t.Logf("endless fork bomb: outcome %s, wall %s, whole run %s, pids limit hit %v", res.Outcome(), res.Wall.Round(time.Millisecond), took.Round(time.Millisecond), res.PidsLimitHit)
+	t.Logf(
+		"endless fork bomb: outcome %s, wall %s, whole run %s, pids limit hit %v",
+		res.Outcome(),
+		res.Wall.Round(time.Millisecond),
+		took.Round(time.Millisecond),
+		res.PidsLimitHit,
+	)
 	if res.ExitCode == 0 || !res.PidsLimitHit {
-		t.Errorf("outcome %s, PidsLimitHit %v; want a failure with the pids limit reported", res.Outcome(), res.PidsLimitHit)
+		t.Errorf(
+			"outcome %s, PidsLimitHit %v; want a failure with the pids limit reported",
+			res.Outcome(),
+			res.PidsLimitHit,
+		)
 	}
 	if took > spec.Limits.Timeout+30*time.Second {
 		t.Errorf("the bomb held the grader for %s", took)
@@ -136,7 +152,12 @@ while True:
 	res := runDocker(t, spec)
 	t.Logf("balloon: outcome %s exit %d peak %d MiB", res.Outcome(), res.ExitCode, res.PeakMemory>>20)
 	if !res.OOMKilled || res.Outcome() != "oom" {
-		t.Errorf("memory balloon: outcome %s (OOMKilled %v, exit %d), want oom", res.Outcome(), res.OOMKilled, res.ExitCode)
+		t.Errorf(
+			"memory balloon: outcome %s (OOMKilled %v, exit %d), want oom",
+			res.Outcome(),
+			res.OOMKilled,
+			res.ExitCode,
+		)
 	}
 	if res.ExitCode == 0 {
 		t.Errorf("memory balloon exited 0")
@@ -183,7 +204,12 @@ func TestPropertyDeadlineKillsAndRemoves(t *testing.T) {
 	start := time.Now()
 	res := runDocker(t, spec) // also asserts no container of the run is left
 	took := time.Since(start)
-	t.Logf("sleep infinity: outcome %s, wall %s, whole run %s", res.Outcome(), res.Wall.Round(time.Millisecond), took.Round(time.Millisecond))
+	t.Logf(
+		"sleep infinity: outcome %s, wall %s, whole run %s",
+		res.Outcome(),
+		res.Wall.Round(time.Millisecond),
+		took.Round(time.Millisecond),
+	)
 	if !res.TimedOut || res.Outcome() != "timeout" {
 		t.Errorf("outcome %s, want timeout", res.Outcome())
 	}

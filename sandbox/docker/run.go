@@ -26,8 +26,9 @@ type box struct {
 	id, name, imageID string
 }
 
-// Run creates a new container for spec, streams the workspace in, runs the command under the
-// deadline, collects the results and removes the container, whatever happened.
+// Run creates a new container for spec, streams the workspace in, runs the setup commands,
+// the evaluator's files and the plant step, and the command, all under the check's deadline,
+// collects the results and removes the container, whatever happened.
 func (d *Backend) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
@@ -36,67 +37,124 @@ func (d *Backend) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, 
 		return nil, fmt.Errorf("%w: %s: no image", sandbox.ErrBadSpec, spec.Name)
 	}
 	lim := spec.Limits.WithDefaults()
-	b, err := d.startBox(ctx, spec, lim)
+	b, planted, err := d.startBox(ctx, spec, lim)
+	if errors.Is(err, errKilledOutside) {
+		return &sandbox.Result{Backend: "docker", Isolated: true, Killed: true, ExitCode: -1}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
 	defer d.removeBox(ctx, b)
 	res := &sandbox.Result{Backend: "docker", Isolated: true, ImageID: b.imageID}
-	dead, err := d.runCommand(ctx, b, spec, lim, res)
+	stdout, stderr := sandbox.NewCapWriter(lim.OutputBytes), sandbox.NewCapWriter(lim.OutputBytes)
+	defer func() { res.Stdout, res.Stderr = stdout.Capture(), stderr.Capture() }()
+	start := time.Now()
+	defer func() { res.Wall = time.Since(start) }()
+	deadline := start.Add(lim.Timeout)
+	if len(spec.Setup) > 0 {
+		out, err := d.runSetup(ctx, b, spec, lim, res, stderr, deadline)
+		if err != nil || !out.ended || out.dead || !res.Ran() {
+			return d.finish(ctx, b, lim, res, out, err)
+		}
+		if planted, err = d.writeEvaluator(ctx, b, spec); err != nil {
+			if d.killedOutside(ctx, b) {
+				res.Killed, res.ExitCode = true, -1
+				return res, nil
+			}
+			return nil, err
+		}
+	}
+	stdin := spec.Stdin
+	if spec.Plant != nil {
+		res.Plant = planted
+		if stdin, err = spec.Plant.Stdin(planted); err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", sandbox.ErrStep, spec.Name, err)
+		}
+	}
+	e := execSpec{argv: boxLayout.Expand(spec.Command), env: boxLayout.Environ(spec.Env), as: asVerifier}
+	out, err := d.runExecStdin(ctx, b, e, stdin, lim, res, stdout, stderr, deadline)
+	if err == nil && out.ended {
+		res.ExitCode = out.code
+	}
+	return d.finish(ctx, b, lim, res, out, err)
+}
+
+// finish reads the report and the counters of a check whose command ended, unless the
+// container is gone or was stopped. An engine error from a container killed from outside
+// (an exec that could not start in it) is that kill.
+func (d *Backend) finish(ctx context.Context, b *box, lim sandbox.Limits, res *sandbox.Result, out outcome,
+	err error) (*sandbox.Result, error) {
+	if err != nil && ctx.Err() == nil && d.killedOutside(ctx, b) {
+		res.Killed, res.ExitCode = true, -1
+		return res, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	if !res.TimedOut && !dead {
-		if err := d.collect(ctx, b, lim, res); err != nil {
-			return nil, err
-		}
+	if res.TimedOut || out.dead {
+		return res, nil
+	}
+	if err := d.collect(ctx, b, lim, res); err != nil {
+		return nil, err
 	}
 	return res, nil
 }
 
-func (d *Backend) startBox(ctx context.Context, spec sandbox.Spec, lim sandbox.Limits) (*box, error) {
+func (d *Backend) startBox(ctx context.Context, spec sandbox.Spec, lim sandbox.Limits) (*box, []byte, error) {
 	sctx, cancel := context.WithTimeout(ctx, d.SetupTimeout)
 	defer cancel()
 	img, err := d.cli.ImageInspect(sctx, spec.Image)
 	if err != nil {
 		if cerrdefs.IsNotFound(err) {
-			return nil, fmt.Errorf("%w: image %s is not on this machine (run `tender image build`, or pull it): %w", ErrImageMissing, spec.Image, err)
+			return nil, nil, fmt.Errorf(
+				"%w: image %s is not on this machine (run `tender image build`, or pull it): %w",
+				ErrImageMissing,
+				spec.Image,
+				err,
+			)
 		}
-		return nil, fmt.Errorf("%w: inspect image %s: %w", ErrEngine, spec.Image, err)
+		return nil, nil, fmt.Errorf("%w: inspect image %s: %w", ErrEngine, spec.Image, err)
 	}
 	b := &box{name: containerName(spec.Name), imageID: img.ID}
 	created, err := d.cli.ContainerCreate(sctx, client.ContainerCreateOptions{
 		Config: containerConfig(spec, d.self, d.session), HostConfig: hostConfig(lim), Name: b.name,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%w: create container for %s: %w", ErrEngine, spec.Name, err)
+		return nil, nil, fmt.Errorf("%w: create container for %s: %w", ErrEngine, spec.Name, err)
 	}
 	b.id = created.ID
-	if err := d.receive(sctx, b, spec); err != nil {
+	planted, err := d.receive(sctx, b, spec)
+	if err != nil {
+		if d.killedOutside(ctx, b) {
+			err = errKilledOutside
+		}
 		d.removeBox(ctx, b)
-		return nil, err
+		return nil, nil, err
 	}
-	return b, nil
+	return b, planted, nil
 }
 
-// receiveScript is the container's main process under docker-init. It unpacks the tar
-// stream of the workspace and support trees from its stdin, says how that went on stdout
-// (nothing else writes there), then idles so execs can run the command and read the report.
-const receiveScript = `tar -x -f - -C / --no-same-owner --no-overwrite-dir || { echo ` + copyFailed + `; exec sleep infinity; }
-echo ` + copyDone + `
-exec sleep infinity`
+// errKilledOutside: the container was killed from outside while Tender filled it or ran its
+// step (the planter), before the command started. Like a kill during the command, that is
+// infrastructure: Result.Killed, never a failed copy or a broken step.
+var errKilledOutside = errors.New("killed from outside before the command ran")
 
-const (
-	copyDone   = "TENDER-COPY-DONE"
-	copyFailed = "TENDER-COPY-FAILED"
-)
+// killedOutside reports whether someone other than Tender killed b's container (docker kill,
+// stop, rm -f): the engine's record of it, asked after a stage failed.
+func (d *Backend) killedOutside(ctx context.Context, b *box) bool {
+	var res sandbox.Result
+	dead, err := d.died(ctx, b, &res)
+	return err == nil && dead && res.Killed
+}
 
-// containerConfig opens stdin once, for the tar stream read by receiveScript.
+// containerConfig opens stdin once, for the tar stream read by receiveScript, which runs as
+// Tender's user; every exec of the verifier user's names its user.
 func containerConfig(spec sandbox.Spec, o owner, session string) *container.Config {
+	argv := append([]string{"sh", "-c", receiveScript, "tender-receive"}, stepArgv(spec, len(spec.Setup) == 0)...)
 	return &container.Config{
 		Image:           spec.Image,
-		User:            sandbox.VerifierUser,
-		Entrypoint:      []string{"sh", "-c", receiveScript},
+		User:            tenderUser,
+		Entrypoint:      argv,
 		WorkingDir:      boxLayout.Workspace,
 		Env:             []string{"PATH=" + sandbox.SafePath, "HOME=" + boxLayout.Home},
 		Labels:          o.labels(spec.RunID, spec.Name, session),
@@ -112,21 +170,28 @@ func containerConfig(spec sandbox.Spec, o owner, session string) *container.Conf
 	}
 }
 
+// hostConfig: no network, no capability but CHOWN and FOWNER (which only Tender's own root processes
+// hold: a process of the verifier user gets none, and no-new-privileges keeps it from gaining
+// any), a read-only root, and tmpfs mounts. /workspace and /tender are root's and open to all
+// the way /tmp is (sticky), so the verifier user adds files where it likes but cannot replace
+// or move what Tender's user wrote there.
 func hostConfig(lim sandbox.Limits) *container.HostConfig {
 	yes := true
 	pids := lim.Pids
-	tmpfs := fmt.Sprintf("rw,exec,nosuid,nodev,size=%d,uid=65532,gid=65532,mode=0755", lim.DiskBytes)
+	opts := "rw,exec,nosuid,nodev,size=%d,uid=%d,gid=%d,mode=%s"
+	open := fmt.Sprintf(opts, lim.DiskBytes, sandbox.TenderUID, sandbox.TenderUID, "1777")
 	return &container.HostConfig{
 		NetworkMode:    "none",
 		CapDrop:        []string{"ALL"},
+		CapAdd:         []string{"CHOWN", "FOWNER"},
 		SecurityOpt:    []string{"no-new-privileges"},
 		ReadonlyRootfs: true,
 		Init:           &yes,
 		IpcMode:        "private",
 		Tmpfs: map[string]string{
-			boxLayout.Workspace: tmpfs,
-			boxLayout.Tender:    tmpfs,
-			"/tmp":              tmpfs,
+			boxLayout.Workspace: open,
+			boxLayout.Tender:    open,
+			"/tmp":              fmt.Sprintf(opts, lim.DiskBytes, sandbox.VerifierUID, sandbox.VerifierUID, "0755"),
 		},
 		Resources: container.Resources{
 			Memory:     lim.Memory,
@@ -159,7 +224,16 @@ func containerName(name string) string {
 func (d *Backend) removeBox(ctx context.Context, b *box) {
 	cctx, cancel := d.cleanupContext(ctx)
 	defer cancel()
-	_, err := d.cli.ContainerRemove(cctx, b.id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+	// A container stopped from outside at the same moment (docker stop) can refuse a removal
+	// while the engine is still stopping it: try again, a few times, before leaving it to gc.
+	var err error
+	for try := 0; try < 5; try++ {
+		_, err = d.cli.ContainerRemove(cctx, b.id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+		if err == nil || cerrdefs.IsNotFound(err) || cctx.Err() != nil {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 	if err != nil && !cerrdefs.IsNotFound(err) {
 		d.logf("could not remove container %s (%s): %v; `tender gc` will sweep it", b.name, b.id, err)
 	}

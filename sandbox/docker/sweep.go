@@ -17,6 +17,7 @@ import (
 // Containers made on another host, or in another pid namespace (whose pid cannot be checked
 // here), are left alone unless SweepForeignAfter is set and they are
 // older than that.
+// A build helper whose LabelParent container is no longer running is removed too.
 // Every container the sweep removes is logged.
 func (d *Backend) Sweep(ctx context.Context) ([]string, error) {
 	list, err := d.labelled(ctx, LabelRun)
@@ -26,7 +27,7 @@ func (d *Backend) Sweep(ctx context.Context) ([]string, error) {
 	var removed []string
 	var errs []error
 	for _, c := range list {
-		if !d.leftover(c) {
+		if !d.leftover(ctx, c) {
 			continue
 		}
 		if err := d.forceRemove(ctx, c.ID); err != nil {
@@ -38,7 +39,11 @@ func (d *Backend) Sweep(ctx context.Context) ([]string, error) {
 		removed = append(removed, name)
 	}
 	vols, err := d.sweepVolumes(ctx)
-	return append(removed, vols...), errors.Join(append(errs, err)...)
+	nets, nerr := d.sweepNetworks(ctx, func(l map[string]string) bool {
+		return d.self.judge(ownerFromLabels(l)) == dead
+	})
+	removed = append(append(removed, vols...), nets...)
+	return removed, errors.Join(append(errs, err, nerr)...)
 }
 
 // sweepVolumes removes labelled volumes of dead runs. Checks use tmpfs mounts and make no
@@ -65,7 +70,10 @@ func (d *Backend) sweepVolumes(ctx context.Context) ([]string, error) {
 	return removed, errors.Join(errs...)
 }
 
-func (d *Backend) leftover(c container.Summary) bool {
+func (d *Backend) leftover(ctx context.Context, c container.Summary) bool {
+	if parent := c.Labels[LabelParent]; parent != "" && !d.running(ctx, parent) {
+		return true
+	}
 	switch d.self.judge(ownerFromLabels(c.Labels)) {
 	case dead:
 		return true
@@ -74,6 +82,15 @@ func (d *Backend) leftover(c container.Summary) bool {
 	default:
 		return false
 	}
+}
+
+// running reports whether the container id is running; an engine that cannot say keeps it.
+func (d *Backend) running(ctx context.Context, id string) bool {
+	in, err := d.cli.ContainerInspect(ctx, id, client.ContainerInspectOptions{})
+	if cerrdefs.IsNotFound(err) {
+		return false
+	}
+	return err != nil || (in.Container.State != nil && in.Container.State.Running)
 }
 
 // removeLabelled force-removes every container that carries label ("key=value"), whoever
