@@ -94,7 +94,7 @@ func crossCheck(ctx context.Context, p *Patch, dir string) error {
 	if err := sameFiles(p, names); err != nil {
 		return err
 	}
-	return checkSummaryModes(summary)
+	return checkSummaryModes(summary, p.createdLinks())
 }
 
 // splitNumstat separates NUL-terminated numstat records from the summary
@@ -114,7 +114,10 @@ func splitNumstat(out []byte) (names []string, summary string) {
 
 func sameFiles(p *Patch, names []string) error {
 	if len(names) != len(p.Files) {
-		return unsafePath(strings.Join(names, ", "), fmt.Sprintf("git reads %d files in the patch, the parser %d", len(names), len(p.Files)))
+		return unsafePath(
+			strings.Join(names, ", "),
+			fmt.Sprintf("git reads %d files in the patch, the parser %d", len(names), len(p.Files)),
+		)
 	}
 	for i, f := range p.Files {
 		want := f.NewPath
@@ -122,17 +125,23 @@ func sameFiles(p *Patch, names []string) error {
 			want = f.OldPath
 		}
 		if names[i] != want {
-			return unsafePath(names[i], fmt.Sprintf("git reads this path where the parser read %q (patch line %d)", want, f.Line))
+			return unsafePath(
+				names[i],
+				fmt.Sprintf("git reads this path where the parser read %q (patch line %d)", want, f.Line),
+			)
 		}
 	}
 	return nil
 }
 
-func checkSummaryModes(summary string) error {
+// checkSummaryModes refuses a symlink or submodule mode in git's summary of the patch, but
+// for the creation of a link the parser read as one (created: path -> target).
+func checkSummaryModes(summary string, created map[string]string) error {
 	for _, line := range strings.Split(summary, "\n") {
 		f := strings.Fields(line)
 		var modes []string
 		switch {
+		case len(f) == 4 && f[0] == "create" && f[1] == "mode" && f[2] == "120000" && created[f[3]] != "":
 		case len(f) >= 4 && (f[0] == "create" || f[0] == "delete") && f[1] == "mode":
 			modes = f[2:3]
 		case len(f) >= 6 && f[0] == "mode" && f[1] == "change":

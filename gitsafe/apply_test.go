@@ -52,20 +52,45 @@ var applyCases = []struct {
 	modes   map[string]os.FileMode
 }{
 	{name: "modify", base: map[string]string{"a.txt": "one\ntwo\n"}, changed: map[string]string{"a.txt": "one\n2\n"}},
-	{name: "new file in a new directory", base: map[string]string{"a.txt": "a\n"}, changed: map[string]string{"d/e/n.txt": "new\n"}},
-	{name: "delete", base: map[string]string{"a.txt": "a\n", "d/b.txt": "b\n"}, changed: map[string]string{"d/b.txt": ""}},
+	{
+		name:    "new file in a new directory",
+		base:    map[string]string{"a.txt": "a\n"},
+		changed: map[string]string{"d/e/n.txt": "new\n"},
+	},
+	{
+		name:    "delete",
+		base:    map[string]string{"a.txt": "a\n", "d/b.txt": "b\n"},
+		changed: map[string]string{"d/b.txt": ""},
+	},
 	{
 		name:    "rename with edit",
 		base:    map[string]string{"old.py": strings.Repeat("line\n", 20)},
 		changed: map[string]string{"old.py": "", "pkg/new.py": strings.Repeat("line\n", 19) + "changed\n"},
 	},
-	{name: "mode change", base: map[string]string{"run": "#!/bin/sh\n"}, changed: map[string]string{}, modes: map[string]os.FileMode{"run": 0o755}},
+	{
+		name:    "mode change",
+		base:    map[string]string{"run": "#!/bin/sh\n"},
+		changed: map[string]string{},
+		modes:   map[string]os.FileMode{"run": 0o755},
+	},
 	{name: "CRLF", base: map[string]string{"w.txt": "a\r\nb\r\n"}, changed: map[string]string{"w.txt": "a\r\nc\r\n"}},
 	{name: "no final newline", base: map[string]string{"n.txt": "a\nb"}, changed: map[string]string{"n.txt": "a\nc"}},
 	{name: "add final newline", base: map[string]string{"n.txt": "a"}, changed: map[string]string{"n.txt": "a\n"}},
-	{name: "binary modify", base: map[string]string{"b.bin": "\x00\x01\x02binary\xff"}, changed: map[string]string{"b.bin": "\x00\x01\x03binary\xfe\x00"}},
-	{name: "binary new", base: map[string]string{"a.txt": "a\n"}, changed: map[string]string{"img.bin": strings.Repeat("\x00\xff", 3000)}},
-	{name: "file replaced by directory", base: map[string]string{"f": "file\n"}, changed: map[string]string{"f": "", "f/inner.txt": "x\n"}},
+	{
+		name:    "binary modify",
+		base:    map[string]string{"b.bin": "\x00\x01\x02binary\xff"},
+		changed: map[string]string{"b.bin": "\x00\x01\x03binary\xfe\x00"},
+	},
+	{
+		name:    "binary new",
+		base:    map[string]string{"a.txt": "a\n"},
+		changed: map[string]string{"img.bin": strings.Repeat("\x00\xff", 3000)},
+	},
+	{
+		name:    "file replaced by directory",
+		base:    map[string]string{"f": "file\n"},
+		changed: map[string]string{"f": "", "f/inner.txt": "x\n"},
+	},
 }
 
 func TestApply(t *testing.T) {
@@ -166,7 +191,11 @@ func TestApplyRefusesSymlinkOnPath(t *testing.T) {
 	outside := t.TempDir()
 	ws := plainDir(t, map[string]string{"a.txt": "a\n"})
 	mustSymlink(t, outside, filepath.Join(ws, "link"))
-	p, err := ParsePatch([]byte("diff --git a/link/pwned b/link/pwned\nnew file mode 100644\n--- /dev/null\n+++ b/link/pwned\n@@ -0,0 +1 @@\n+x\n"))
+	p, err := ParsePatch(
+		[]byte(
+			"diff --git a/link/pwned b/link/pwned\nnew file mode 100644\n--- /dev/null\n+++ b/link/pwned\n@@ -0,0 +1 @@\n+x\n",
+		),
+	)
 	if err != nil {
 		t.Fatal(err)
 	}

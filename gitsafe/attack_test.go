@@ -311,7 +311,15 @@ func configRows() []attack {
 			name: "filter clean/smudge/process via info/attributes",
 			plant: func(t *testing.T, a *attackEnv) Source {
 				writeFiles(t, a.gitDir(), map[string]string{"info/attributes": "* filter=evil\n"})
-				a.config(t, "filter.evil.clean", a.script, "filter.evil.smudge", a.script, "filter.evil.process", a.script)
+				a.config(
+					t,
+					"filter.evil.clean",
+					a.script,
+					"filter.evil.smudge",
+					a.script,
+					"filter.evil.process",
+					a.script,
+				)
 				touchAll(t, a)
 				return a.clone()
 			},
@@ -400,14 +408,31 @@ func configRows() []attack {
 				return a.clone()
 			},
 			control: func(t *testing.T, a *attackEnv) {
-				a.plainGit(a.src, "protocol=https\nhost=example.invalid\n\n", "-c", "core.askPass=true", "credential", "fill")
+				a.plainGit(
+					a.src,
+					"protocol=https\nhost=example.invalid\n\n",
+					"-c",
+					"core.askPass=true",
+					"credential",
+					"fill",
+				)
 			},
 		},
 		{
 			// gc.recentObjectsHook arrived after git 2.39: no control.
 			name: "gc.recentObjectsHook with gc.auto",
 			plant: func(t *testing.T, a *attackEnv) Source {
-				a.config(t, "gc.recentObjectsHook", a.script, "gc.auto", "1", "gc.autoDetach", "false", "gc.autoPackLimit", "1")
+				a.config(
+					t,
+					"gc.recentObjectsHook",
+					a.script,
+					"gc.auto",
+					"1",
+					"gc.autoDetach",
+					"false",
+					"gc.autoPackLimit",
+					"1",
+				)
 				return a.clone()
 			},
 		},
@@ -450,7 +475,11 @@ func layoutRows() []attack {
 			refuse: ErrUnsafeRepo,
 			plant: func(t *testing.T, a *attackEnv) Source {
 				other, _ := newRepo(t, map[string]string{"x": "y\n"})
-				writeFiles(t, a.gitDir(), map[string]string{"objects/info/alternates": filepath.Join(other, ".git", "objects") + "\n"})
+				writeFiles(
+					t,
+					a.gitDir(),
+					map[string]string{"objects/info/alternates": filepath.Join(other, ".git", "objects") + "\n"},
+				)
 				return a.clone()
 			},
 		},
@@ -560,10 +589,17 @@ func otherRows() []attack {
 				real := strings.TrimSpace(tgit(t, a.src, "rev-parse", a.head+"^{tree}"))
 				evilBlob, _ := tgitErr(a.src, []byte("import os; os.system('evil')\n"), "hash-object", "-w", "--stdin")
 				evilTree, _ := tgitErr(a.src, []byte("100644 blob "+strings.TrimSpace(evilBlob)+"\tapp.py\n"), "mktree")
-				evil := strings.TrimSpace(tgit(t, a.src, "commit-tree", "-p", a.head, "-m", "side", strings.TrimSpace(evilTree)))
+				evil := strings.TrimSpace(
+					tgit(t, a.src, "commit-tree", "-p", a.head, "-m", "side", strings.TrimSpace(evilTree)),
+				)
 				tgit(t, a.src, "update-ref", "refs/heads/side", evil)
 				tgit(t, a.src, "commit-graph", "write", "--reachable")
-				swapBytes(t, filepath.Join(a.gitDir(), "objects", "info", "commit-graph"), real, strings.TrimSpace(evilTree))
+				swapBytes(
+					t,
+					filepath.Join(a.gitDir(), "objects", "info", "commit-graph"),
+					real,
+					strings.TrimSpace(evilTree),
+				)
 				return a.clone()
 			},
 			check: func(t *testing.T, a *attackEnv, r *Repo, ws string) {
@@ -572,7 +608,10 @@ func otherRows() []attack {
 				if err != nil || lie == fp.Tree {
 					t.Errorf("fingerprint tree %s (%v) equals the forged %s", fp.Tree, err, lie)
 				}
-				if _, err := os.Lstat(filepath.Join(r.GitDir(), "objects", "info", "commit-graph")); !errors.Is(err, fs.ErrNotExist) {
+				if _, err := os.Lstat(filepath.Join(r.GitDir(), "objects", "info", "commit-graph")); !errors.Is(
+					err,
+					fs.ErrNotExist,
+				) {
 					t.Errorf("the commit-graph was copied (%v)", err)
 				}
 				if real := strings.TrimSpace(tgit(t, a.src, "-c", "core.commitGraph=false", "log", "--format=%T", "-1", a.head)); real == lie {
@@ -586,7 +625,17 @@ func otherRows() []attack {
 			plant: func(t *testing.T, a *attackEnv) Source {
 				tgit(t, a.src, "config", "uploadpack.allowFilter", "true")
 				partial := filepath.Join(t.TempDir(), "partial")
-				tgit(t, a.src, "clone", "-q", "--no-local", "--filter=blob:none", "--no-checkout", "file://"+a.src, partial)
+				tgit(
+					t,
+					a.src,
+					"clone",
+					"-q",
+					"--no-local",
+					"--filter=blob:none",
+					"--no-checkout",
+					"file://"+a.src,
+					partial,
+				)
 				tgit(t, partial, "config", "remote.origin.uploadpack", a.script)
 				a.src = partial
 				return a.clone()
@@ -598,7 +647,11 @@ func otherRows() []attack {
 			plant: func(t *testing.T, a *attackEnv) Source {
 				hooks := filepath.Join(filepath.Dir(a.marker), "crhooks")
 				a.hook(t, hooks, "post-index-change")
-				appendFile(t, filepath.Join(a.gitDir(), "config"), "[core]\r\n\tfsmonitor = "+a.script+"\r\n\thooksPath = "+hooks+"\r\n")
+				appendFile(
+					t,
+					filepath.Join(a.gitDir(), "config"),
+					"[core]\r\n\tfsmonitor = "+a.script+"\r\n\thooksPath = "+hooks+"\r\n",
+				)
 				return a.clone()
 			},
 			control: func(t *testing.T, a *attackEnv) { a.plainGit(a.src, "", "status") },

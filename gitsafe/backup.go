@@ -22,6 +22,7 @@ type applyBackup struct {
 	absent  []string               // touched paths that did not exist
 	dirs    []string               // touched paths that were directories
 	newDirs []string               // directories that did not exist
+	patch   *Patch                 // what is applied
 }
 
 func backup(dir string, paths []string) (*applyBackup, error) {

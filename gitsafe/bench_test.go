@@ -141,7 +141,11 @@ func treeStream(w *bufio.Writer) {
 
 func historyStream(w *bufio.Writer) {
 	for c := 0; c < benchCommits; c++ {
-		fmt.Fprintf(w, "commit refs/heads/main\ncommitter Bench <b@example.invalid> %d +0000\ndata 7\ncommit\n", 1700000000+c)
+		fmt.Fprintf(
+			w,
+			"commit refs/heads/main\ncommitter Bench <b@example.invalid> %d +0000\ndata 7\ncommit\n",
+			1700000000+c,
+		)
 		for j := 0; j < benchPerCommit; j++ {
 			content := fmt.Sprintf("commit %d file %d\n", c, j)
 			fmt.Fprintf(w, "M 100644 inline d%02d/c%04d/f%02d.txt\ndata %d\n%s\n", c/100, c, j, len(content), content)
@@ -228,7 +232,10 @@ func archiveTar(ctx context.Context, r *Repo, commit, dir string) error {
 		return err
 	}
 	bin, _ := gitPath()
-	archive := exec.CommandContext(ctx, bin, append(gitArgs(gitCall{gitDir: r.GitDir()}), "archive", "--format=tar", commit)...)
+	archive := exec.CommandContext(
+		ctx,
+		bin,
+		append(gitArgs(gitCall{gitDir: r.GitDir()}), "archive", "--format=tar", commit)...)
 	archive.Env = gitEnv(gitCall{gitDir: r.GitDir()})
 	archive.Dir = r.root
 	tar := exec.CommandContext(ctx, "tar", "-x", "-C", dir)

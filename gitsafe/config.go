@@ -73,7 +73,10 @@ func checkConfigEntry(path, section, key, value string) error {
 	switch section + "." + key {
 	case "extensions.objectformat":
 		if v != "sha1" {
-			return unsafeRepo(path, fmt.Sprintf("extensions.objectFormat=%s: only SHA-1 repositories are supported", value))
+			return unsafeRepo(
+				path,
+				fmt.Sprintf("extensions.objectFormat=%s: only SHA-1 repositories are supported", value),
+			)
 		}
 	case "extensions.partialclone":
 		return unsafeRepo(path, "extensions.partialClone: "+partialClone)
@@ -83,7 +86,10 @@ func checkConfigEntry(path, section, key, value string) error {
 		}
 	case "extensions.refstorage":
 		if v != "files" {
-			return unsafeRepo(path, fmt.Sprintf("extensions.refStorage=%s: only the files ref backend is supported", value))
+			return unsafeRepo(
+				path,
+				fmt.Sprintf("extensions.refStorage=%s: only the files ref backend is supported", value),
+			)
 		}
 	case "core.repositoryformatversion":
 		if n, err := strconv.Atoi(v); err != nil || n < 0 || n > 1 {

@@ -49,7 +49,10 @@ func locateGitDir(path string) (gitDir, workTree string, err error) {
 	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
 		return "", "", unsafeRepo(dotGit, ".git is a symlink")
 	case err == nil && fi.Mode().IsRegular():
-		return "", "", unsafeRepo(dotGit, ".git is a file (gitdir: link to a linked worktree or a git directory elsewhere)")
+		return "", "", unsafeRepo(
+			dotGit,
+			".git is a file (gitdir: link to a linked worktree or a git directory elsewhere)",
+		)
 	case err == nil && fi.IsDir():
 		return dotGit, path, nil
 	case err == nil:
@@ -63,7 +66,11 @@ func locateGitDir(path string) (gitDir, workTree string, err error) {
 	if looksBare(path) {
 		return path, "", nil
 	}
-	return "", "", fmt.Errorf("%w: %s is neither a working tree with a .git directory nor a bare repository", ErrNotRepository, path)
+	return "", "", fmt.Errorf(
+		"%w: %s is neither a working tree with a .git directory nor a bare repository",
+		ErrNotRepository,
+		path,
+	)
 }
 
 func looksBare(path string) bool {

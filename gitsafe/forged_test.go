@@ -24,7 +24,11 @@ func TestForgedPackIndex(t *testing.T) {
 		{"blob", func(t *testing.T, src, base, evil string) (string, string) {
 			return revParse(t, src, base+":app.py"), revParse(t, src, evil+":app.py")
 		}, ErrUnsafeRepo},
-		{"commit", func(t *testing.T, src, base, evil string) (string, string) { return base, evil }, ErrCommitNotFound},
+		{
+			"commit",
+			func(t *testing.T, src, base, evil string) (string, string) { return base, evil },
+			ErrCommitNotFound,
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

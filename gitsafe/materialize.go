@@ -31,15 +31,21 @@ type Fingerprint struct {
 	// Clean is true when every written file was hashed back to its blob id
 	// and the directory holds exactly the tree's files and nothing else.
 	Clean bool
+	// Links are the tree's symlinks (path -> target) under SymlinksInTree, each written as a
+	// regular file that holds its target: only a verifier makes them links. Empty otherwise.
+	Links map[string]string
 }
 
 // Materialize writes the exact tree of commit into dir, which must be empty
 // or absent, from git objects. No attribute, filter, export-subst,
 // export-ignore or eol rule applies: each file holds its blob's bytes. A
-// tree with a symlink or submodule fails with ErrUnsafeTree before anything
-// is written. Every blob is hashed back to its id while it is written (a
-// mismatch fails with ErrUnsafeRepo). On error dir may hold a partial tree:
-// discard it.
+// tree with a submodule, or a symlink (unless the repository's setting is
+// SymlinksInTree and every link stays inside the tree), fails with
+// ErrUnsafeTree before anything is written; an allowed link is written as a
+// regular file that holds its target, and named in Fingerprint.Links.
+// Every blob is hashed back to its id while it is written (a mismatch
+// fails with ErrUnsafeRepo). On error dir may hold a partial tree: discard
+// it.
 func (r *Repo) Materialize(ctx context.Context, commit, dir string) (Fingerprint, error) {
 	oid, err := r.ResolveCommit(ctx, commit)
 	if err != nil {
@@ -53,7 +59,11 @@ func (r *Repo) Materialize(ctx context.Context, commit, dir string) (Fingerprint
 	if err != nil {
 		return Fingerprint{}, err
 	}
-	if err := checkEntries(entries); err != nil {
+	if err := r.checkEntries(entries); err != nil {
+		return Fingerprint{}, err
+	}
+	links, err := r.readLinks(ctx, entries)
+	if err != nil {
 		return Fingerprint{}, err
 	}
 	if err := prepareDir(dir); err != nil {
@@ -66,21 +76,24 @@ func (r *Repo) Materialize(ctx context.Context, commit, dir string) (Fingerprint
 	if err != nil {
 		return Fingerprint{}, err
 	}
-	return Fingerprint{Commit: oid, Tree: tree, IndexDigest: indexDigest(entries), Clean: clean}, nil
+	return Fingerprint{Commit: oid, Tree: tree, IndexDigest: indexDigest(entries), Clean: clean, Links: links}, nil
 }
 
 func (r *Repo) treeOf(ctx context.Context, commit string) (string, error) {
-	out, err := r.git(ctx, gitCall{args: []string{"rev-parse", "--verify", "--quiet", "--end-of-options", commit + "^{tree}"}})
+	out, err := r.git(
+		ctx,
+		gitCall{args: []string{"rev-parse", "--verify", "--quiet", "--end-of-options", commit + "^{tree}"}},
+	)
 	if err != nil {
 		return "", err
 	}
 	return parseOID(out)
 }
 
-func checkEntries(entries []TreeEntry) error {
+func (r *Repo) checkEntries(entries []TreeEntry) error {
 	var total int64
 	for _, e := range entries {
-		if err := checkEntryMode(e); err != nil {
+		if err := r.checkEntryMode(e); err != nil {
 			return err
 		}
 		total += e.Size
@@ -190,7 +203,10 @@ func (w *treeWriter) writeOne(br *bufio.Reader, e TreeEntry) error {
 		return err
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != e.Blob {
-		return unsafeRepo(e.Blob, fmt.Sprintf("blob content hashes to %s: the pack index or object store is forged or corrupt", got))
+		return unsafeRepo(
+			e.Blob,
+			fmt.Sprintf("blob content hashes to %s: the pack index or object store is forged or corrupt", got),
+		)
 	}
 	if b, err := br.ReadByte(); err != nil || b != '\n' {
 		return fmt.Errorf("cat-file output is not terminated after blob %s", e.Blob)

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -59,7 +60,7 @@ func TestFingerprint(t *testing.T) {
 		return f
 	}
 	b1, b2, h := fp(base), fp(base[:8]), fp(head)
-	if b1 != b2 {
+	if !reflect.DeepEqual(b1, b2) {
 		t.Errorf("same commit, different fingerprints: %+v %+v", b1, b2)
 	}
 	if h.IndexDigest == b1.IndexDigest || h.Tree == b1.Tree {
@@ -88,7 +89,10 @@ func TestMaterializeTarget(t *testing.T) {
 	if _, err := r.Materialize(ctx, head, file); err == nil {
 		t.Errorf("a file as target accepted")
 	}
-	if _, err := r.Materialize(ctx, "0123456789abcdef0123456789abcdef01234567", filepath.Join(t.TempDir(), "x")); !errors.Is(err, ErrCommitNotFound) {
+	if _, err := r.Materialize(ctx, "0123456789abcdef0123456789abcdef01234567", filepath.Join(t.TempDir(), "x")); !errors.Is(
+		err,
+		ErrCommitNotFound,
+	) {
 		t.Errorf("missing commit: %v", err)
 	}
 }

@@ -16,6 +16,9 @@ const MaxPatchBytes = 10 << 20
 type Patch struct {
 	Raw   []byte
 	Files []FileChange
+	// links: the patch was parsed with PatchOptions.Links, so a file change may create a
+	// symlink (FileChange.LinkTarget).
+	links bool
 	// parsed holds go-gitdiff's reading of Raw, one per Files entry: the fuzz step applies
 	// the hunks of the very parse whose paths were validated.
 	parsed []*gitdiff.File
@@ -28,6 +31,18 @@ type FileChange struct {
 	IsNew, IsDelete, IsRename, IsCopy, IsBinary bool
 	OldMode, NewMode                            uint32
 	Line                                        int // 1-based line of this file's header in Raw
+	// LinkTarget is the target of the symlink this change creates (PatchOptions.Links);
+	// "" for every other change.
+	LinkTarget string
+}
+
+// PatchOptions say what a patch may do beyond changing regular files.
+type PatchOptions struct {
+	// Links lets a file change create a symlink (a new file of mode 120000), for a repository
+	// whose setting is SymlinksInTree. It may not change, retarget or remove one, or turn a
+	// file into one in place: a link is written as a regular file that holds its target (git's
+	// core.symlinks=false), and only a created one is known to be a link.
+	Links bool
 }
 
 // Git modes a patch may carry. Anything else (120000 symlink, 160000
@@ -41,10 +56,15 @@ const (
 // before git ever sees it. A patch over MaxPatchBytes is refused with
 // ErrPatchTooLarge; an empty patch (whitespace only) yields no files.
 func ParsePatch(data []byte) (*Patch, error) {
+	return ParsePatchWith(data, PatchOptions{})
+}
+
+// ParsePatchWith is ParsePatch with options.
+func ParsePatchWith(data []byte, o PatchOptions) (*Patch, error) {
 	if len(data) > MaxPatchBytes {
 		return nil, fmt.Errorf("%w: %d bytes, limit %d (MaxPatchBytes)", ErrPatchTooLarge, len(data), MaxPatchBytes)
 	}
-	p := &Patch{Raw: data}
+	p := &Patch{Raw: data, links: o.Links}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return p, nil
 	}
@@ -64,14 +84,22 @@ func ParsePatch(data []byte) (*Patch, error) {
 	}
 	headers := scanFileHeaders(data)
 	if len(headers) != len(files) {
-		return nil, fmt.Errorf("%w: found %d file headers but parsed %d files", ErrPatchInvalid, len(headers), len(files))
+		return nil, fmt.Errorf(
+			"%w: found %d file headers but parsed %d files",
+			ErrPatchInvalid,
+			len(headers),
+			len(files),
+		)
 	}
 	for i, f := range files {
-		fc, err := fileChange(f, headers[i])
+		fc, err := fileChange(f, headers[i], o)
 		if err != nil {
 			return nil, err
 		}
 		p.Files = append(p.Files, fc)
+	}
+	if err := checkLinkCreations(p.Files); err != nil {
+		return nil, err
 	}
 	p.parsed = files
 	return p, nil
@@ -82,14 +110,22 @@ func ParsePatch(data []byte) (*Patch, error) {
 // "/etc/passwd".
 func checkRawNames(h fileHeader) error {
 	for _, l := range h.names {
-		if strings.Contains(l, "//") && !strings.HasPrefix(l, "--- /dev/null") && !strings.HasPrefix(l, "+++ /dev/null") {
-			return fmt.Errorf("patch line %d: %w", h.line, unsafePath(strings.TrimSpace(l), "doubled slash in a path: git and the parser would read different files"))
+		if strings.Contains(l, "//") && !strings.HasPrefix(l, "--- /dev/null") &&
+			!strings.HasPrefix(l, "+++ /dev/null") {
+			return fmt.Errorf(
+				"patch line %d: %w",
+				h.line,
+				unsafePath(
+					strings.TrimSpace(l),
+					"doubled slash in a path: git and the parser would read different files",
+				),
+			)
 		}
 	}
 	return nil
 }
 
-func fileChange(f *gitdiff.File, h fileHeader) (FileChange, error) {
+func fileChange(f *gitdiff.File, h fileHeader, o PatchOptions) (FileChange, error) {
 	if err := checkRawNames(h); err != nil {
 		return FileChange{}, err
 	}
@@ -113,7 +149,56 @@ func fileChange(f *gitdiff.File, h fileHeader) (FileChange, error) {
 	if fc.NewMode == 0 && !f.IsDelete {
 		fc.NewMode = fc.OldMode // "index a..b 100644" names one mode for both sides
 	}
-	return fc, checkFileChange(fc)
+	if !o.Links || !fc.IsNew || fc.NewMode != modeLink {
+		return fc, checkFileChange(fc)
+	}
+	asFile := fc
+	asFile.NewMode = modeFile // its paths are checked like any file's
+	if err := checkFileChange(asFile); err != nil {
+		return fc, err
+	}
+	fc.LinkTarget, err = createdLink(f, fc)
+	return fc, err
+}
+
+// checkLinkCreations refuses a patch that deletes a path and creates a symlink there: a file
+// (or a link) turned into a link in place.
+func checkLinkCreations(files []FileChange) error {
+	old := map[string]bool{}
+	for _, f := range files {
+		if f.OldPath != "" {
+			old[f.OldPath] = true
+		}
+	}
+	for _, f := range files {
+		if f.LinkTarget != "" && old[f.NewPath] {
+			return fmt.Errorf("patch line %d: %w", f.Line, unsafePath(f.NewPath,
+				"the patch turns a file into a symlink in place; a patch may only add a symlink where nothing was"))
+		}
+	}
+	return nil
+}
+
+// createdLink is the target of the symlink a new file of mode 120000 creates: the one line
+// its one hunk adds, without a final newline (git writes a link's blob so).
+func createdLink(f *gitdiff.File, fc FileChange) (string, error) {
+	refuse := func(why string) error {
+		return fmt.Errorf("patch line %d: %w", fc.Line, unsafePath(fc.NewPath, "a symlink the patch creates "+why))
+	}
+	if f.IsBinary || f.IsCopy || f.IsRename || len(f.TextFragments) != 1 {
+		return "", refuse("must be one text hunk of one line")
+	}
+	var target strings.Builder
+	for _, l := range f.TextFragments[0].Lines {
+		if l.Op != gitdiff.OpAdd {
+			return "", refuse("must be one text hunk of one line")
+		}
+		target.WriteString(l.Line)
+	}
+	if strings.Contains(target.String(), "\n") {
+		return "", refuse("must hold its target on one line, with no newline after it")
+	}
+	return target.String(), nil
 }
 
 // patchName turns a parsed name into a repository path. go-gitdiff strips
@@ -128,7 +213,12 @@ func patchName(name string, h fileHeader) (string, error) {
 	}
 	_, rest, ok := strings.Cut(name, "/")
 	if !ok {
-		return "", fmt.Errorf("%w: line %d: traditional diff path %q has no leading directory for -p1 to strip", ErrPatchInvalid, h.line, name)
+		return "", fmt.Errorf(
+			"%w: line %d: traditional diff path %q has no leading directory for -p1 to strip",
+			ErrPatchInvalid,
+			h.line,
+			name,
+		)
 	}
 	return strings.TrimLeft(rest, "/"), nil
 }
@@ -161,8 +251,10 @@ func checkMode(fc FileChange, m uint32) error {
 	switch m {
 	case 0, modeFile, modeExec:
 		return nil
-	case 0o120000:
-		return fmt.Errorf("patch line %d: %w", fc.Line, unsafePath(path, "symlink mode 120000"))
+	case modeLink:
+		return fmt.Errorf("patch line %d: %w", fc.Line, unsafePath(path, "symlink mode 120000: a patch may not "+
+			"change, retarget or remove a symlink, or turn a file into one; it may add one only where the tree "+
+			"allows symlinks ("+SymlinksSetting+")"))
 	case 0o160000:
 		return fmt.Errorf("patch line %d: %w", fc.Line, unsafePath(path, "submodule mode 160000"))
 	}

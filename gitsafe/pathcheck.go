@@ -61,7 +61,11 @@ func checkComponent(p, comp string) error {
 		return unsafePath(p, fmt.Sprintf("%q path component", comp))
 	}
 	if isDotGit(comp) {
-		return &UnsafeError{Path: p, Reason: fmt.Sprintf("%q is a .git component (case, Unicode or NTFS variant)", comp), Err: ErrGitPath}
+		return &UnsafeError{
+			Path:   p,
+			Reason: fmt.Sprintf("%q is a .git component (case, Unicode or NTFS variant)", comp),
+			Err:    ErrGitPath,
+		}
 	}
 	return nil
 }

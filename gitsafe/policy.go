@@ -80,6 +80,7 @@ func ApplyWith(ctx context.Context, p *Patch, dir string, policy ApplyPolicy) (A
 	if err != nil {
 		return Applied{}, err
 	}
+	b.patch = p
 	defer b.discard()
 	gerr := b.attempt(func() error { return gitApplyStep(ctx, p, dir) })
 	if gerr == nil {
@@ -138,6 +139,9 @@ func (b *applyBackup) attempt(step func() error) error {
 }
 
 func (b *applyBackup) result(m ApplyMethod, placed []HunkPlacement) (Applied, error) {
+	if err := checkLinkFiles(b.dir, b.patch); err != nil {
+		return Applied{}, errors.Join(err, b.restore())
+	}
 	changed, err := b.changed()
 	if err != nil {
 		return Applied{}, err

@@ -17,7 +17,10 @@ func (r *Repo) ResolveCommit(ctx context.Context, rev string) (string, error) {
 	if len(rev) < 4 || len(rev) > 40 || !isHex(rev) {
 		return "", fmt.Errorf("%w: %q is not a hexadecimal commit id", ErrCommitNotFound, rev)
 	}
-	out, err := r.git(ctx, gitCall{args: []string{"rev-parse", "--verify", "--quiet", "--end-of-options", rev + "^{commit}"}})
+	out, err := r.git(
+		ctx,
+		gitCall{args: []string{"rev-parse", "--verify", "--quiet", "--end-of-options", rev + "^{commit}"}},
+	)
 	if err != nil {
 		return "", fmt.Errorf("%w: %s in %s: %w", ErrCommitNotFound, rev, r.src.Path, err)
 	}
@@ -69,7 +72,14 @@ func (r *Repo) Status(ctx context.Context) (Status, error) {
 		return Status{}, err
 	}
 	out, err := r.git(ctx, gitCall{
-		args:     []string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=all", "--no-renames"},
+		args: []string{
+			"status",
+			"--porcelain=v1",
+			"-z",
+			"--untracked-files=all",
+			"--ignore-submodules=all",
+			"--no-renames",
+		},
 		workTree: r.workTree,
 		index:    index,
 	})

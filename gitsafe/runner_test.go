@@ -37,7 +37,8 @@ func TestRunnerScrubsEnvironment(t *testing.T) {
 		}
 	}
 	for _, kv := range gitEnv(gitCall{}) {
-		if strings.HasPrefix(kv, "GIT_CONFIG_COUNT") || strings.HasPrefix(kv, "GIT_DIR") || strings.HasPrefix(kv, "XDG_") {
+		if strings.HasPrefix(kv, "GIT_CONFIG_COUNT") || strings.HasPrefix(kv, "GIT_DIR") ||
+			strings.HasPrefix(kv, "XDG_") {
 			t.Errorf("inherited variable reached git: %s", kv)
 		}
 	}
@@ -86,7 +87,10 @@ func TestRunnerCancellation(t *testing.T) {
 
 func TestRunErrorNamesCommandAndStderr(t *testing.T) {
 	dir := t.TempDir()
-	_, err := runGit(testCtx(t), gitCall{args: []string{"rev-parse", "--verify", "--end-of-options", "nope"}, dir: dir, ceiling: dir})
+	_, err := runGit(
+		testCtx(t),
+		gitCall{args: []string{"rev-parse", "--verify", "--end-of-options", "nope"}, dir: dir, ceiling: dir},
+	)
 	var re *RunError
 	if !errors.As(err, &re) {
 		t.Fatalf("err = %v, want *RunError", err)

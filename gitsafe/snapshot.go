@@ -15,9 +15,10 @@ import (
 // concurrent use by several goroutines.
 type Repo struct {
 	src      Source
-	root     string // private temporary directory, removed by Close
-	gitDir   string // root/repo.git: Tender's config, no hooks
-	workTree string // a clone source's working tree; "" otherwise
+	root     string   // private temporary directory, removed by Close
+	gitDir   string   // root/repo.git: Tender's config, no hooks
+	workTree string   // a clone source's working tree; "" otherwise
+	symlinks Symlinks // what its trees may hold at mode 120000 (SetSymlinks); "" refuses
 }
 
 // Snapshot copies (clone) or imports (bundle, fast-export stream) src into a

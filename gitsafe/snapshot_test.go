@@ -105,7 +105,11 @@ func checkPrivateCopy(t *testing.T, r *Repo) {
 // happens in the private copy.
 func TestStatusWritesOnlyToTheCopy(t *testing.T) {
 	src, _ := newRepo(t, kindFiles)
-	writeFiles(t, src, map[string]string{"README.md": "# demo\n"}) // same content, new mtime: a refresh would rewrite the index
+	writeFiles(
+		t,
+		src,
+		map[string]string{"README.md": "# demo\n"},
+	) // same content, new mtime: a refresh would rewrite the index
 	before := dirState(t, filepath.Join(src, ".git"))
 	r := mustSnapshot(t, Source{Kind: SourceClone, Path: src})
 	st, err := r.Status(testCtx(t))

@@ -53,11 +53,17 @@ func checkStreamCommand(path string, lineNo int, cmd string) error {
 	if rest, ok := strings.CutPrefix(cmd, "feature "); ok {
 		name, _, _ := strings.Cut(rest, "=")
 		if !safeFeatures[name] {
-			return unsafeRepo(path, fmt.Sprintf("fast-export stream line %d: feature %q reads or writes host files", lineNo, name))
+			return unsafeRepo(
+				path,
+				fmt.Sprintf("fast-export stream line %d: feature %q reads or writes host files", lineNo, name),
+			)
 		}
 	}
 	if strings.HasPrefix(cmd, "option ") {
-		return unsafeRepo(path, fmt.Sprintf("fast-export stream line %d: %q: in-stream options are not accepted", lineNo, cmd))
+		return unsafeRepo(
+			path,
+			fmt.Sprintf("fast-export stream line %d: %q: in-stream options are not accepted", lineNo, cmd),
+		)
 	}
 	return nil
 }

@@ -78,13 +78,18 @@ func parseLsTreeRecord(rec string) (TreeEntry, error) {
 	return TreeEntry{Path: path, Mode: uint32(mode), Blob: f[2], Size: size}, nil
 }
 
-// checkEntryMode refuses symlinks, submodules and any non-file mode.
-func checkEntryMode(e TreeEntry) error {
+// checkEntryMode refuses symlinks (unless the repository's setting is SymlinksInTree),
+// submodules and any non-file mode.
+func (r *Repo) checkEntryMode(e TreeEntry) error {
 	switch e.Mode {
 	case modeFile, modeExec, 0o100664:
 		return nil
-	case 0o120000:
-		return unsafeTree(e.Path, "symlink (mode 120000) in the tree")
+	case modeLink:
+		if r.symlinks == SymlinksInTree {
+			return nil
+		}
+		return unsafeTree(e.Path, "is a symlink (mode 120000); to allow symlinks that stay inside the tree, set "+
+			"`symlinks: in-tree` on the repository in tender.yaml")
 	case 0o160000:
 		return unsafeTree(e.Path, "submodule (mode 160000) in the tree")
 	}
@@ -109,7 +114,7 @@ func (r *Repo) ReadFile(ctx context.Context, commit, path string) ([]byte, error
 		if e.Path != path {
 			continue
 		}
-		if err := checkEntryMode(e); err != nil {
+		if err := r.checkEntryMode(e); err != nil {
 			return nil, err
 		}
 		return r.readBlob(ctx, e.Blob)

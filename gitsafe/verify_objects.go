@@ -64,7 +64,13 @@ func readVerified(br *bufio.Reader, oid string) (string, []byte, error) {
 	fmt.Fprintf(h, "%s %d\x00", f[1], size)
 	h.Write(body)
 	if got := hex.EncodeToString(h.Sum(nil)); got != oid {
-		return "", nil, unsafeRepo(oid, fmt.Sprintf("object content hashes to %s: the repository's pack index or object store is forged or corrupt", got))
+		return "", nil, unsafeRepo(
+			oid,
+			fmt.Sprintf(
+				"object content hashes to %s: the repository's pack index or object store is forged or corrupt",
+				got,
+			),
+		)
 	}
 	return f[1], body, nil
 }

@@ -40,17 +40,32 @@ func TestVerify(t *testing.T) {
 			writeFiles(t, src, map[string]string{"a.py": "staged\n"})
 			tgit(t, src, "add", "a.py")
 		}},
-		{name: "change hidden by skip-worktree in the source index", requested: "head", want: ErrDirty, dirty: func(t *testing.T, src string) {
-			tgit(t, src, "update-index", "--skip-worktree", "a.py")
-			writeFiles(t, src, map[string]string{"a.py": "hidden\n"})
-		}},
-		{name: "change hidden by assume-unchanged in the source index", requested: "head", want: ErrDirty, dirty: func(t *testing.T, src string) {
-			tgit(t, src, "update-index", "--assume-unchanged", "a.py")
-			writeFiles(t, src, map[string]string{"a.py": "hidden\n"})
-		}},
-		{name: "untracked file hidden by info/exclude", requested: "head", want: ErrDirty, dirty: func(t *testing.T, src string) {
-			writeFiles(t, src, map[string]string{".git/info/exclude": "*.py\n", "sneaky.py": "x\n"})
-		}},
+		{
+			name:      "change hidden by skip-worktree in the source index",
+			requested: "head",
+			want:      ErrDirty,
+			dirty: func(t *testing.T, src string) {
+				tgit(t, src, "update-index", "--skip-worktree", "a.py")
+				writeFiles(t, src, map[string]string{"a.py": "hidden\n"})
+			},
+		},
+		{
+			name:      "change hidden by assume-unchanged in the source index",
+			requested: "head",
+			want:      ErrDirty,
+			dirty: func(t *testing.T, src string) {
+				tgit(t, src, "update-index", "--assume-unchanged", "a.py")
+				writeFiles(t, src, map[string]string{"a.py": "hidden\n"})
+			},
+		},
+		{
+			name:      "untracked file hidden by info/exclude",
+			requested: "head",
+			want:      ErrDirty,
+			dirty: func(t *testing.T, src string) {
+				writeFiles(t, src, map[string]string{".git/info/exclude": "*.py\n", "sneaky.py": "x\n"})
+			},
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -6,6 +6,7 @@
 package clitest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -118,4 +119,13 @@ func DemoClone(t testing.TB, root string) string {
 		}
 	}
 	return dir
+}
+
+// Run runs one command through entry (cli.Main) with PATH alone as its environment (and the
+// variables of env), and returns its stdout, stderr and exit code.
+func Run(entry Entry, env []string, args ...string) (string, string, int) {
+	var stdout, stderr bytes.Buffer
+	environ := append([]string{"PATH=" + os.Getenv("PATH")}, env...)
+	code := entry(context.Background(), "dev", args, environ, strings.NewReader(""), &stdout, &stderr)
+	return stdout.String(), stderr.String(), code
 }

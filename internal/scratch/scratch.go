@@ -142,7 +142,8 @@ func Sweep(parent string) ([]string, error) {
 		dir := filepath.Join(parent, e.Name())
 		o, ok := readOwner(dir)
 		if !ok {
-			if maker, named := nameOwner(e.Name(), me); named && me.Judge(maker) == Dead && unfinished(dir) && removeUnfinished(dir) {
+			if maker, named := nameOwner(e.Name(), me); named && me.Judge(maker) == Dead && unfinished(dir) &&
+				removeUnfinished(dir) {
 				removed = append(removed, dir)
 			}
 			continue

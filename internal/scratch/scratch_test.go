@@ -232,7 +232,10 @@ func TestSweepJudges(t *testing.T) {
 		t.Fatal(err)
 	}
 	slices.Sort(removed)
-	if want := []string{deadDir, rebooted, mounted, oldDead}; !slices.Equal(removed, slices.Sorted(slices.Values(want))) {
+	if want := []string{deadDir, rebooted, mounted, oldDead}; !slices.Equal(
+		removed,
+		slices.Sorted(slices.Values(want)),
+	) {
 		t.Errorf("Sweep removed %v, want %v", removed, want)
 	}
 	for _, d := range []string{live, foreign, otherNS, unowned, notOurs, target} {

@@ -81,7 +81,10 @@ func (p *pkg) problems(e2e bool) []string {
 		out = append(out, p.path+": failed outside its tests (TestMain, a panic or the timeout): "+p.firstWords())
 	}
 	if p.skipped > 0 {
-		out = append(out, fmt.Sprintf("%s: %d test(s) skipped: %s; no test may skip", p.path, p.skipped, names(p.skips)))
+		out = append(
+			out,
+			fmt.Sprintf("%s: %d test(s) skipped: %s; no test may skip", p.path, p.skipped, names(p.skips)),
+		)
 	}
 	if e2e && p.result != "fail" && p.passed+p.failed+p.skipped == 0 {
 		out = append(out, p.path+": an end-to-end package ran no test")

@@ -50,7 +50,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("testcheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var e2e patterns
-	fs.Var(&e2e, "e2e", "an end-to-end package (or PATH/... for every package below it) that must run tests; repeatable")
+	fs.Var(
+		&e2e,
+		"e2e",
+		"an end-to-end package (or PATH/... for every package below it) that must run tests; repeatable",
+	)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
