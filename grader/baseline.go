@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/tender-grader/tender/gitsafe"
+	"github.com/tender-grader/tender/grader/pyboot"
 	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/internal/scratch"
 	"github.com/tender-grader/tender/report"
@@ -43,18 +44,25 @@ type baseline struct {
 func (b *baseline) broken() bool { return b.Exit != 0 }
 
 // collectScript runs pytest --collect-only with the settings of Tender's bootstrap (its own
-// -c, rootdir, importlib mode, no plugin autoload, the suite's python_path appended after
-// pytest is imported) and reports the collected node IDs on a nonce-tagged stdout line.
+// -c, rootdir, importlib mode, no plugin autoload, its plugins and ini options, and sys.path as
+// the checks have it, appended after pytest is imported: the test files' base directories
+// (testDirs), the suite's python_path, the workspace) and reports the collected node IDs on a
+// nonce-tagged stdout line.
 const collectScript = `import json, os, sys
 ctrl = os.dup(1)
 os.dup2(2, 1)
 cfg = json.loads(sys.stdin.read())
 ws = os.environ["TENDER_WORKSPACE"]
+try:
+    drop_project_copy(cfg["project_copy"])
+except RuntimeError as e:
+    os.write(ctrl, ("TENDER-COLLECT %s %s\n" % (cfg["nonce"], json.dumps({"exit": 3, "ids": [], "errors": ["E   %s" % e]}))).encode())
+    os._exit(0)
 import pytest
 for k in list(os.environ):
     if (k.startswith("PYTEST_") or k.startswith("PYTHON")) and k not in ("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "PYTHONDONTWRITEBYTECODE"):
         del os.environ[k]
-for p in [os.path.join(ws, p) for p in cfg["python_path"]] + [ws]:
+for p in [os.path.join(ws, p) for p in cfg["test_dirs"] + cfg["python_path"]] + [ws]:
     if p not in sys.path:
         sys.path.append(p)
 class Collector:
@@ -71,6 +79,7 @@ args = ["-c", os.devnull, "--rootdir", ws, "-o", "addopts=", "-p", "no:cacheprov
         "--collect-only", "-q", "--color=no"]
 for p in cfg["plugins"]:
     args += ["-p", p]
+args += cfg["pytest_options"]
 try:
     code = int(pytest.main(args + cfg["paths"], plugins=[c]))
 except BaseException as e:
@@ -78,6 +87,10 @@ except BaseException as e:
 os.write(ctrl, ("TENDER-COLLECT %s %s\n" % (cfg["nonce"], json.dumps({"exit": code, "ids": c.ids, "errors": c.errors[:5]}))).encode())
 os._exit(0)
 `
+
+// collectSource is collectScript with the bootstrap's drop_project_copy before it, so the
+// collection imports the workspace's code where the checks do.
+var collectSource = pyboot.ProjectCopySource() + "\n\n" + collectScript
 
 // baselineRuns holds the baselines of the runs in this process, by run ID and key: the cache
 // lives as long as the run, and nothing from a candidate takes part in its key.
@@ -97,8 +110,12 @@ type baselineOnce struct {
 // baselineKey is everything the collection depends on.
 func (pl *pipeline) baselineKey() string {
 	v := pl.verifier()
-	doc, _ := json.Marshal([]any{pl.pair.Repository, pl.executed, pl.pair.Digests.TestPatch, pl.pair.Digests.Assets,
-		v.Image, v.PythonPath, v.Setup, v.Env, v.PassEnv, v.Plugins, collectPaths(pl.pair)})
+	key := []any{pl.pair.Repository, pl.executed, pl.pair.Digests.TestPatch, pl.pair.Digests.Assets,
+		v.Image, v.PythonPath, v.Setup, v.Env, v.PassEnv, v.Plugins, v.Ini, collectPaths(pl.pair)}
+	if v.Python != "" || v.ProjectCopy != "" { // only then: the keys of other suites stay as they were
+		key = append(key, v.Python, v.ProjectCopy)
+	}
+	doc, _ := json.Marshal(key)
 	return sha(doc)
 }
 
@@ -145,13 +162,15 @@ func (pl *pipeline) collect(ctx context.Context, key string) (*baseline, []byte,
 	}
 	defer scratch.Remove(root)
 	tree, support := filepath.Join(root, "workspace"), filepath.Join(root, "support")
-	if _, err := pl.repo.repo.Materialize(ctx, pl.executed, tree); err != nil {
+	fp, err := pl.repo.repo.Materialize(ctx, pl.executed, tree)
+	if err != nil {
 		if errors.Is(err, gitsafe.ErrUnsafeTree) {
 			return nil, nil, stop(report.CodeUnsafeTree, err.Error())
 		}
 		return nil, nil, infraStop(report.CodeWorkspaceFailed, err)
 	}
-	if err := pl.addEvaluatorFiles(ctx, tree, support); err != nil {
+	links := linkTable(fp)
+	if err := pl.addEvaluatorFiles(ctx, tree, support, links); err != nil {
 		return nil, nil, err
 	}
 	b := &baseline{Key: key, Exit: -1}
@@ -167,11 +186,28 @@ func (pl *pipeline) collect(ctx context.Context, key string) (*baseline, []byte,
 	nonce := make([]byte, 16)
 	rand.Read(nonce)
 	cfg, _ := json.Marshal(map[string]any{"nonce": hex.EncodeToString(nonce), "python_path": orEmpty(v.PythonPath),
-		"plugins": orEmpty(v.Plugins), "paths": orEmpty(paths)})
-	spec := sandbox.Spec{RunID: pl.opts.RunID, Name: pl.pair.ID + "/baseline", Image: v.Image, Workspace: tree, Support: support,
-		Command: withSurfaces(v, []string{"python3", "-I", "-B", "-c", collectScript}), Stdin: cfg,
-		Env:    verifierEnv(v, pl.opts.Getenv),
-		Limits: sandbox.Limits{Timeout: v.Timeout, CPUs: v.CPUs, Memory: v.Memory, Pids: v.Pids, DiskBytes: v.Disk, OutputBytes: maxLogBytes}}
+		"test_dirs": orEmpty(testDirs(tree, slices.Concat(pl.pair.FailToPass, pl.pair.PassToPass))),
+		"plugins":   orEmpty(v.Plugins), "pytest_options": orEmpty(v.PytestOptions()), "paths": orEmpty(paths),
+		"project_copy": v.ProjectCopy})
+	spec := sandbox.Spec{
+		RunID:     pl.opts.RunID,
+		Name:      pl.pair.ID + "/baseline",
+		Image:     v.Image,
+		Workspace: tree,
+		Links:     links,
+		Support:   support,
+		Command:   withSurfaces(v, []string{v.Interpreter(), "-I", "-B", "-c", collectSource}),
+		Stdin:     cfg,
+		Env:       verifierEnv(v, pl.opts.Getenv),
+		Limits: sandbox.Limits{
+			Timeout:     v.Timeout,
+			CPUs:        v.CPUs,
+			Memory:      v.Memory,
+			Pids:        v.Pids,
+			DiskBytes:   v.Disk,
+			OutputBytes: maxLogBytes,
+		},
+	}
 	res, err := pl.opts.Backend.Run(ctx, spec)
 	if err != nil {
 		return nil, nil, stop(report.CodeVerifierFailed, "the baseline collection: "+err.Error())
@@ -189,8 +225,20 @@ func (pl *pipeline) collect(ctx context.Context, key string) (*baseline, []byte,
 	case b.Exit != 0:
 		b.FirstError = firstErrorLine(append(errs, stderr))
 	}
-	log := fmt.Sprintf("baseline collection (base commit %s with the test patch, no candidate code)\nkey: %s\nexit code: %d\npytest status: %d\nwall: %s\npaths: %s\nabsent: %s\n\n--- stdout (%d bytes) ---\n%s\n--- stderr (%d bytes) ---\n%s\n",
-		pl.executed, key, res.ExitCode, b.Exit, res.Wall, strings.Join(paths, " "), strings.Join(b.Absent, " "), res.Stdout.Total, stdout, res.Stderr.Total, stderr)
+	log := fmt.Sprintf(
+		"baseline collection (base commit %s with the test patch, no candidate code)\nkey: %s\nexit code: %d\npytest status: %d\nwall: %s\npaths: %s\nabsent: %s\n\n--- stdout (%d bytes) ---\n%s\n--- stderr (%d bytes) ---\n%s\n",
+		pl.executed,
+		key,
+		res.ExitCode,
+		b.Exit,
+		res.Wall,
+		strings.Join(paths, " "),
+		strings.Join(b.Absent, " "),
+		res.Stdout.Total,
+		stdout,
+		res.Stderr.Total,
+		stderr,
+	)
 	return b, []byte(log), nil
 }
 
@@ -277,6 +325,35 @@ func collectPaths(p *suite.Pair) []string {
 	return out
 }
 
+// testDirs are the directories the checks' bootstrap puts on sys.path for the test files ids
+// name, in order, workspace-relative: for each, the first directory above it that is not a
+// package, as pytest's append mode would (basedir in pyboot/boot/sentinels.py; the two agree by
+// TestTestDirsAgreeWithTheBootstrap). The workspace itself is not listed: it comes last anyway.
+// Without them a test's `from common import x` (a sibling helper) works in the checks and fails
+// in the baseline.
+func testDirs(tree string, ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		file, _, _ := strings.Cut(id, "::")
+		if !strings.HasSuffix(file, ".py") || !filepath.IsLocal(file) {
+			continue
+		}
+		d := path.Dir(path.Clean(file))
+		for d != "." && exists(filepath.Join(tree, filepath.FromSlash(d), "__init__.py")) {
+			d = path.Dir(d)
+		}
+		if d != "." && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
 // saveBaseline writes the baseline and its log into the pair's bundle directory.
 func (pl *pipeline) saveBaseline(b *baseline, log []byte) error {
 	if pl.opts.LogDir == "" {
@@ -309,5 +386,15 @@ func (b *baseline) cause(pl *pipeline) string {
 	if len(pl.pair.Assets) > 0 {
 		first = "the error is in the log (the workspace held hidden assets)"
 	}
-	return fmt.Sprintf("the tests cannot be collected on the base commit with the test patch alone (pytest status %d): %s%s", b.Exit, first, where)
+	hint := ""
+	if line, python := missingName(b.FirstError); line != "" {
+		hint = mismatchWords(python) + "; "
+	}
+	return fmt.Sprintf(
+		"the tests cannot be collected on the base commit with the test patch alone (pytest status %d): %s%s%s",
+		b.Exit,
+		hint,
+		first,
+		where,
+	)
 }

@@ -29,7 +29,9 @@ func collects(exit int, extra ...string) verifier {
 		stderr := ""
 		if exit != 0 {
 			msg["ids"] = []string{}
-			msg["errors"] = []string{"ImportError while importing test module 'tests/test_x.py'.\nTraceback:\nE   ModuleNotFoundError: No module named 'wrapt'"}
+			msg["errors"] = []string{
+				"ImportError while importing test module 'tests/test_x.py'.\nTraceback:\nE   ModuleNotFoundError: No module named 'wrapt'",
+			}
 			stderr = "1 error during collection\n"
 		}
 		line, _ := json.Marshal(msg)
@@ -47,7 +49,8 @@ func TestReadCollect(t *testing.T) {
 	if b.Exit != 2 || !cmp.Equal(b.Collected, []string{"a"}) || !cmp.Equal(errs, []string{"E   boom"}) {
 		t.Errorf("read %+v, errors %q: a line without the nonce must be ignored", b, errs)
 	}
-	if b := (&baseline{Exit: -1}); readCollect("TENDER-COLLECT n1 not json\n", "n1", b) != nil || b.Exit != -1 || !b.broken() {
+	if b := (&baseline{Exit: -1}); readCollect("TENDER-COLLECT n1 not json\n", "n1", b) != nil || b.Exit != -1 ||
+		!b.broken() {
 		t.Errorf("a garbled line must leave the baseline broken (never reported): %+v", b)
 	}
 }
@@ -79,5 +82,30 @@ func TestCollectPaths(t *testing.T) {
 	want := []string{"tests/dir", "tests/test_a.py", "tests/test_b.py"}
 	if diff := cmp.Diff(want, collectPaths(p)); diff != "" {
 		t.Errorf("collectPaths (-want +got):\n%s", diff)
+	}
+}
+
+// TestBaselineGetsTheTestDirs: the baseline collection puts the test files' base directories on
+// sys.path as the checks do: its configuration names them (the demo's tests/ is not a package).
+func TestBaselineGetsTheTestDirs(t *testing.T) {
+	p := validPair(t, "p")
+	verifiers := soundInstance(p)
+	sound := verifiers[p.id+"/baseline"]
+	var dirs []string
+	verifiers[p.id+"/baseline"] = func(ctx context.Context, c *fakeCall) (*sandbox.Result, error) {
+		var cfg struct {
+			TestDirs      []string `json:"test_dirs"`
+			PytestOptions []string `json:"pytest_options"`
+		}
+		if err := json.Unmarshal(c.Spec.Stdin, &cfg); err != nil || cfg.PytestOptions == nil {
+			c.errorf("baseline config %s: %v; want test_dirs and pytest_options", c.Spec.Stdin, err)
+		}
+		dirs = cfg.TestDirs
+		return sound(ctx, c)
+	}
+	validate(t, ValidateOptions{}, verifiers, p)
+	want := testDirs(t.TempDir(), required(p)) // no package in this tree: each file's own directory
+	if len(want) == 0 || !cmp.Equal(dirs, want) {
+		t.Errorf("test_dirs %q, want %q", dirs, want)
 	}
 }

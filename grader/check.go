@@ -24,6 +24,10 @@ type checkRun struct {
 	ran   bool            // a verifier started: the record belongs in the result, whatever the verdict
 	reset restore.Outcome // what the restore changed back to the base content
 	notes []report.Reason // what decides nothing but should be seen: tripwires
+	// failures are the report's messages of the required tests that failed, and python the
+	// Python version the runner's output names: validate's hint on the base commit.
+	failures map[string]string
+	python   string
 }
 
 // check runs one verifier (target or regression) in a brand-new workspace. A returned error
@@ -49,18 +53,22 @@ func (pl *pipeline) check(ctx context.Context, name string, ids []string) (*chec
 		return cr, infraStop(report.CodeWorkspaceFailed, err)
 	}
 	cr.Fingerprint = report.Fingerprint{Commit: fp.Commit, Tree: fp.Tree, IndexDigest: fp.IndexDigest, Clean: fp.Clean}
-	if err := pl.applyCandidate(ctx, tree); err != nil {
+	links := linkTable(fp)
+	if err := pl.applyCandidate(ctx, tree, cr, links); err != nil {
 		return cr, err
 	}
 	if cr.reset, err = pl.restore(ctx, tree); err != nil {
 		return cr, err
 	}
-	if err := pl.addEvaluatorFiles(ctx, tree, support); err != nil {
+	if err := pl.addEvaluatorFiles(ctx, tree, support, links); err != nil {
 		return cr, err
 	}
-	spec, boot := pl.spec(name, tree, support, ids)
+	spec, boot := pl.spec(name, tree, support, ids, links)
 	res, err := pl.opts.Backend.Run(ctx, spec)
-	if err != nil {
+	switch {
+	case errors.Is(err, sandbox.ErrStep):
+		return cr, stop(report.CodeBootstrap, err.Error())
+	case err != nil:
 		return cr, stop(report.CodeVerifierFailed, err.Error())
 	}
 	cr.ran = true
@@ -70,29 +78,39 @@ func (pl *pipeline) check(ctx context.Context, name string, ids []string) (*chec
 	return cr, pl.judge(cr, res, tree, ids, boot)
 }
 
-// applyCandidate applies the candidate's patch; instance validation runs without one.
-func (pl *pipeline) applyCandidate(ctx context.Context, tree string) error {
+// applyCandidate applies the candidate's patch under the suite's apply policy (apply.go),
+// records the method that succeeded, and adds the links the patch creates to the workspace's
+// table; instance validation runs without a patch.
+func (pl *pipeline) applyCandidate(ctx context.Context, tree string, cr *checkRun, links map[string]string) error {
 	if pl.patch == nil || pl.unpatched {
 		return nil
 	}
-	err := gitsafe.Apply(ctx, pl.patch, tree)
-	switch {
-	case errors.Is(err, gitsafe.ErrUnsafePath):
-		// git read the patch differently from the parser, or a path runs through a symlink.
-		return stop(report.CodeUnsafePath, err.Error())
-	case errors.Is(err, gitsafe.ErrPatchFailed):
-		return stop(report.CodePatchFailed, err.Error())
-	case err != nil:
+	if err := pl.patch.CheckLinks(links); err != nil {
+		if errors.Is(err, gitsafe.ErrUnsafePath) {
+			return stop(report.CodeUnsafePath, err.Error())
+		}
 		return stop(report.CodeWorkspaceFailed, err.Error())
 	}
-	return nil
+	applied, err := pl.applyPatch(ctx, tree)
+	cr.ApplyMethod = string(applied.Method)
+	if err == nil {
+		addLinks(links, pl.patch)
+	}
+	return err
 }
 
-// restore resets the evaluator's paths to the base content after the candidate's patch.
+// restore resets the evaluator's paths to the base content after the candidate's patch. A
+// tree no patch was applied to is the base itself: there is nothing to reset.
 func (pl *pipeline) restore(ctx context.Context, tree string) (restore.Outcome, error) {
+	if pl.patch == nil || pl.unpatched {
+		return restore.Outcome{TestedAsSubmitted: true}, nil
+	}
 	base, err := pl.pristine(ctx)
 	if err != nil {
-		return restore.Outcome{}, infraStop(report.CodeWorkspaceFailed, fmt.Errorf("materializing the base for restore: %w", err))
+		return restore.Outcome{}, infraStop(
+			report.CodeWorkspaceFailed,
+			fmt.Errorf("materializing the base for restore: %w", err),
+		)
 	}
 	out, err := restore.Restore(tree, base, pl.suite.Restored)
 	if err != nil {
@@ -109,31 +127,61 @@ func (pl *pipeline) restore(ctx context.Context, tree string) (restore.Outcome, 
 func resetNotes(out restore.Outcome) []report.Reason {
 	var rs []report.Reason
 	for _, p := range out.Restored {
-		rs = append(rs, report.Reason{Code: report.CodeEvaluatorReset, Path: p, Detail: "the candidate's change to this evaluator file was reset to the base content"})
+		rs = append(
+			rs,
+			report.Reason{
+				Code:   report.CodeEvaluatorReset,
+				Path:   p,
+				Detail: "the candidate's change to this evaluator file was reset to the base content",
+			},
+		)
 	}
 	for _, p := range out.Removed {
-		rs = append(rs, report.Reason{Code: report.CodeEvaluatorReset, Path: p, Detail: "the candidate added this file under a restored path; it was removed"})
+		rs = append(
+			rs,
+			report.Reason{
+				Code:   report.CodeEvaluatorReset,
+				Path:   p,
+				Detail: "the candidate added this file under a restored path; it was removed",
+			},
+		)
 	}
 	for _, sec := range out.Sections {
-		rs = append(rs, report.Reason{Code: report.CodeEvaluatorReset, Detail: "the candidate's test-runner section was reset: " + sec})
+		rs = append(
+			rs,
+			report.Reason{
+				Code:   report.CodeEvaluatorReset,
+				Detail: "the candidate's test-runner section was reset: " + sec,
+			},
+		)
 	}
 	return rs
 }
 
 // addEvaluatorFiles applies the test patch and writes the hidden assets, into the workspace
-// and into the support directory. (The pytest bootstrap writes the forgery sentinels itself,
-// inside the verifier, so that no file the grader writes names them.)
-func (pl *pipeline) addEvaluatorFiles(ctx context.Context, tree, support string) error {
+// and into the support directory, and adds the links the test patch creates to the
+// workspace's table. (The pytest bootstrap writes the forgery sentinels itself, inside the
+// verifier, so that no file the grader writes names them.)
+func (pl *pipeline) addEvaluatorFiles(ctx context.Context, tree, support string, links map[string]string) error {
 	if pl.testPatch != nil {
-		if err := gitsafe.Apply(ctx, pl.testPatch, tree); err != nil {
+		err := pl.testPatch.CheckLinks(links)
+		if err == nil {
+			err = gitsafe.Apply(ctx, pl.testPatch, tree)
+		}
+		if err != nil {
 			return stop(report.CodeTestPatchFailed, fmt.Sprintf("%s: %v", pl.pair.TestPatchPath, err))
 		}
+		addLinks(links, pl.testPatch)
 	}
 	for _, a := range pl.pair.Assets {
-		for _, dst := range []string{filepath.Join(tree, filepath.FromSlash(a.Path)), filepath.Join(support, "assets", filepath.FromSlash(a.Path))} {
-			if err := writeFile(dst, a.Data, a.Mode); err != nil {
-				return stop(report.CodeWorkspaceFailed, err.Error())
-			}
+		if err := os.MkdirAll(filepath.Join(support, "assets"), 0o755); err != nil {
+			return stop(report.CodeWorkspaceFailed, err.Error())
+		}
+		if err := writeAsset(tree, a.Path, a.Data, a.Mode, links); err != nil {
+			return stop(report.CodeWorkspaceFailed, err.Error())
+		}
+		if err := writeAsset(filepath.Join(support, "assets"), a.Path, a.Data, a.Mode, nil); err != nil {
+			return stop(report.CodeWorkspaceFailed, err.Error())
 		}
 	}
 	if err := os.MkdirAll(filepath.Join(support, "out"), 0o755); err != nil {
@@ -142,40 +190,38 @@ func (pl *pipeline) addEvaluatorFiles(ctx context.Context, tree, support string)
 	return nil
 }
 
-// writeFile writes an evaluator file, replacing whatever the candidate left there.
-func writeFile(path string, data []byte, mode uint32) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	os.Remove(path)
-	perm := os.FileMode(0o644)
-	if mode&0o111 != 0 {
-		perm = 0o755
-	}
-	return os.WriteFile(path, data, perm)
-}
-
 // spec is the verifier of one check. For pytest it also returns the bootstrap's
-// configuration, which travels on the command's standard input.
-func (pl *pipeline) spec(name, tree, support string, ids []string) (sandbox.Spec, *pyboot.Config) {
+// configuration, which the planter's output completes before it travels on the command's
+// standard input.
+func (pl *pipeline) spec(name, tree, support string, ids []string, links map[string]string) (sandbox.Spec,
+	*pyboot.Config) {
 	v := pl.suite.VerifierFor(pl.pair)
 	spec := sandbox.Spec{
 		RunID:     pl.opts.RunID,
 		Name:      pl.pair.ID + "/" + name,
 		Image:     v.Image,
 		Workspace: tree,
+		Links:     links,
 		Support:   support,
 		Command:   command(v, ids),
 		Env:       verifierEnv(v, pl.opts.Getenv),
 		Limits: sandbox.Limits{Timeout: v.Timeout, CPUs: v.CPUs, Memory: v.Memory, Pids: v.Pids,
 			DiskBytes: v.Disk, OutputBytes: maxLogBytes},
+		Setup: v.Setup,
 	}
 	if v.Runner != suite.RunnerPytest {
+		spec.Evaluator = pl.evaluatorFiles(tree, nil, links)
 		return spec, nil
 	}
+	spec.Evaluator = pl.evaluatorFiles(tree, pyboot.Modules(ids), links)
 	boot := pyboot.NewConfig(ids, v.Plugins, v.PythonPath)
-	boot.NegatedAfter = name == "regression"
-	spec.Stdin = boot.Stdin()
+	boot.PytestOptions = v.PytestOptions()
+	boot.ProjectCopy = v.ProjectCopy
+	spec.Plant = &sandbox.Step{
+		Command: pyboot.PlantCommand(v.Interpreter()),
+		Files:   pyboot.PlantFiles(ids, !pl.plain), // validation's checks on the base plant no copies
+		Stdin:   boot.FromPlant,
+	}
 	return spec, &boot
 }
 
@@ -186,30 +232,57 @@ const maxLogBytes = 256 << 10
 // control lines decide whether the report can be believed at all.
 func (pl *pipeline) judge(cr *checkRun, res *sandbox.Result, tree string, ids []string, boot *pyboot.Config) error {
 	cr.Isolated, cr.ImageID, cr.ExitCode = res.Isolated, res.ImageID, res.ExitCode
-	cr.Resources = report.Resources{WallMillis: res.Wall.Milliseconds(), PeakMemory: res.PeakMemory, OOMKilled: res.OOMKilled,
-		TimedOut: res.TimedOut, StdoutBytes: res.Stdout.Total, StderrBytes: res.Stderr.Total,
-		OutputTruncated: res.Stdout.Truncated || res.Stderr.Truncated}
+	_, cr.python = missingName(res.Stderr.String(), res.Stdout.String())
+	cr.Resources = report.Resources{
+		WallMillis:      res.Wall.Milliseconds(),
+		PeakMemory:      res.PeakMemory,
+		OOMKilled:       res.OOMKilled,
+		TimedOut:        res.TimedOut,
+		StdoutBytes:     res.Stdout.Total,
+		StderrBytes:     res.Stderr.Total,
+		OutputTruncated: res.Stdout.Truncated || res.Stderr.Truncated,
+	}
 	data, err := pl.reportBytes(res)
 	var rep *junit.Report
 	if err == nil && data != nil {
-		rep, err = junit.Parse(data, junit.Options{Runner: junit.Runner(pl.suite.Verifier.Runner), Files: listFiles(tree)})
+		rep, err = junit.Parse(
+			data,
+			junit.Options{Runner: junit.Runner(pl.suite.Verifier.Runner), Files: listFiles(tree)},
+		)
 	}
 	var ctl pyboot.Control
 	if boot != nil {
 		ctl = pyboot.Read([]byte(res.Stdout.String()), boot.Nonce)
+		if planted, perr := pyboot.ParsePlant(res.Plant); perr == nil {
+			ctl.Plan = planted.Plan
+		}
+		ctl.Plan.Locate(rep) // the lines shown are the planter's, never the report's
 	}
-	if err := pl.saveLogs(&cr.Check, res, data, ctl); err != nil {
+	if err := pl.saveLogs(&cr.Check, res, data, err != nil, ctl); err != nil {
 		return stop(report.CodeWorkspaceFailed, err.Error())
 	}
+	if !res.Ran() {
+		cr.Passed, cr.Reasons = false, []report.Reason{{Code: report.CodeSetupFailed, Detail: setupDetail(res)}}
+		return nil
+	}
+	cr.failures = failureMessages(rep, ids)
 	out := report.Reconcile(rep, err, ids, res.ExitCode)
 	cr.Passed, cr.Tests, cr.Reasons = out.Passed, out.Tests, out.Reasons
 	if res.TimedOut {
 		cr.Passed = false
-		cr.Reasons = append([]report.Reason{{Code: report.CodeTimeout, Detail: fmt.Sprintf("killed after %s", pl.suite.Verifier.Timeout)}}, cr.Reasons...)
+		cr.Reasons = append(
+			[]report.Reason{
+				{Code: report.CodeTimeout, Detail: fmt.Sprintf("killed after %s", pl.suite.Verifier.Timeout)},
+			},
+			cr.Reasons...)
 	}
 	if res.OOMKilled {
 		cr.Passed = false
-		cr.Reasons = append([]report.Reason{{Code: report.CodeOOM, Detail: fmt.Sprintf("out of memory (limit %d bytes)", pl.suite.Verifier.Memory)}}, cr.Reasons...)
+		cr.Reasons = append(
+			[]report.Reason{
+				{Code: report.CodeOOM, Detail: fmt.Sprintf("out of memory (limit %d bytes)", pl.suite.Verifier.Memory)},
+			},
+			cr.Reasons...)
 	}
 	cr.Reasons = append(cr.Reasons, limitReasons(res, pl.suite.VerifierFor(pl.pair))...)
 	if boot == nil {
@@ -220,11 +293,10 @@ func (pl *pipeline) judge(cr *checkRun, res *sandbox.Result, tree string, ids []
 		rep = nil
 	}
 	f := ctl.Judge(pyboot.Run{Report: rep, JUnit: res.JUnit, Exit: res.ExitCode, Ended: !res.TimedOut && !res.OOMKilled,
-		SetupFailed: setupFailed(res.Stderr.String()), Regression: cr.Name == "regression"})
+		StdoutCut: res.Stdout.Truncated, Regression: cr.Name == "regression"})
 	cr.notes = f.Notes
-	remapLines(cr.Reasons, ctl.Plan)
 	if f.Broken != "" {
-		return stop(report.CodeBootstrap, f.Broken)
+		return stop(f.BrokenCode, f.Broken)
 	}
 	if len(f.Failed) > 0 {
 		cr.Passed = false
@@ -239,28 +311,33 @@ func (pl *pipeline) judge(cr *checkRun, res *sandbox.Result, tree string, ids []
 	return nil
 }
 
-// remapLines puts the lines of failing tests back in the numbering of the test module as the
-// suite has it (the bootstrap inserted sentinels into it).
-func remapLines(rs []report.Reason, plan *pyboot.Plan) {
-	for i := range rs {
-		if rs[i].Path != "" && rs[i].Line > 0 {
-			rs[i].Line = plan.OriginalLine(rs[i].Path, rs[i].Line)
-		}
-	}
-}
-
 // limitReasons records the limits a check ran into. They explain a failure; they never make
 // a check pass or fail on their own (the report and exit code decide).
 func limitReasons(res *sandbox.Result, v suite.Verifier) []report.Reason {
 	var rs []report.Reason
 	if res.PidsLimitHit {
-		rs = append(rs, report.Reason{Code: report.CodePidsLimit, Detail: fmt.Sprintf("the process limit (%d) was reached", v.Pids)})
+		rs = append(
+			rs,
+			report.Reason{
+				Code:   report.CodePidsLimit,
+				Detail: fmt.Sprintf("the process limit (%d) was reached", v.Pids),
+			},
+		)
 	}
 	if res.DiskFull {
-		rs = append(rs, report.Reason{Code: report.CodeDiskFull, Detail: fmt.Sprintf("a tmpfs filled up (cap %d bytes)", v.Disk)})
+		rs = append(
+			rs,
+			report.Reason{Code: report.CodeDiskFull, Detail: fmt.Sprintf("a tmpfs filled up (cap %d bytes)", v.Disk)},
+		)
 	}
 	if res.JUnitTooLarge {
-		rs = append(rs, report.Reason{Code: report.CodeReportTooLarge, Detail: "the JUnit report was over the size cap and was not read"})
+		rs = append(
+			rs,
+			report.Reason{
+				Code:   report.CodeReportTooLarge,
+				Detail: "the JUnit report was over the size cap and was not read",
+			},
+		)
 	}
 	return rs
 }
@@ -286,13 +363,11 @@ func listFiles(root string) []string {
 	return files
 }
 
-// setupFailed reports whether the surfaces script said a setup command failed (its line
-// starts stderr's account of the check, before any test code ran).
-func setupFailed(stderr string) bool {
-	for _, line := range strings.Split(stderr, "\n") {
-		if strings.HasPrefix(line, "tender: setup command ") && strings.Contains(line, " exited ") {
-			return true
-		}
+// setupDetail says why a check's tests did not run: a setup command failed, or left a process
+// that outlived every kill.
+func setupDetail(res *sandbox.Result) string {
+	if res.SetupLeftover {
+		return "a process a setup command started outlived the setup commands and every kill; the tests did not start"
 	}
-	return false
+	return fmt.Sprintf("a setup command exited %d; the tests did not run", res.SetupExit)
 }

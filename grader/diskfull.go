@@ -26,5 +26,6 @@ func hostDiskFull(err error) bool {
 		return true
 	}
 	var re *gitsafe.RunError
-	return errors.As(err, &re) && (strings.Contains(re.Stderr, "No space left on device") || strings.Contains(re.Stderr, "Disk quota exceeded"))
+	return errors.As(err, &re) &&
+		(strings.Contains(re.Stderr, "No space left on device") || strings.Contains(re.Stderr, "Disk quota exceeded"))
 }

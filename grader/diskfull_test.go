@@ -50,6 +50,11 @@ func TestFullTempDirIsDiskFull(t *testing.T) {
 	}
 	r := results[0]
 	if r.Verdict != report.Error || len(r.Reasons) == 0 || r.Reasons[0].Code != report.CodeHostDiskFull {
-		t.Errorf("with a full work directory: %s %v, want error host_disk_full\n%s", r.Verdict, report.DistinctCodes(r.Reasons), fmt.Sprint(r.Reasons))
+		t.Errorf(
+			"with a full work directory: %s %v, want error host_disk_full\n%s",
+			r.Verdict,
+			report.DistinctCodes(r.Reasons),
+			fmt.Sprint(r.Reasons),
+		)
 	}
 }

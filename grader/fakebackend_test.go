@@ -1,12 +1,14 @@
 package grader
 
 import (
+	"cmp"
 	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -117,7 +119,9 @@ type fakeRun struct {
 type fakeCase struct {
 	id       string
 	status   junit.Status
+	message  string // the failure's message; "": "assert 1 == 2"
 	sentinel *sentinel
+	line     int // the report's line attribute (0-based, as pytest writes it); 0: none
 }
 
 // edit changes the honest run into the one a test needs.
@@ -127,7 +131,10 @@ type edit func(*fakeRun)
 // be, then applies the edits.
 func reply(edits ...edit) verifier {
 	return func(_ context.Context, c *fakeCall) (*sandbox.Result, error) {
-		r := &fakeRun{proto: c.Proto, res: sandbox.Result{Backend: "fake", Isolated: true, ImageID: "sha256:fake", Wall: time.Millisecond}}
+		r := &fakeRun{
+			proto: c.Proto,
+			res:   sandbox.Result{Backend: "fake", Isolated: true, ImageID: "sha256:fake", Wall: time.Millisecond},
+		}
 		for _, id := range c.Proto.Required {
 			r.cases = append(r.cases, fakeCase{id: id, status: junit.Passed})
 		}
@@ -179,6 +186,9 @@ func (r *fakeRun) result() *sandbox.Result {
 		}
 	}
 	stdout := r.proto.control(res.ExitCode, res.JUnit, passed, ctl)
+	if r.proto.Nonce != "" {
+		res.Plant = r.proto.planted(ctl.lines)
+	}
 	res.Stdout = sandbox.Capture{Head: []byte(stdout), Total: int64(len(stdout))}
 	res.Stderr = sandbox.Capture{Head: []byte(out.String()), Total: int64(out.Len())}
 	return &res
@@ -198,6 +208,17 @@ func withStatus(st junit.Status, ids ...string) edit {
 		for i, c := range r.cases {
 			if c.sentinel == nil && (len(ids) == 0 || slices.Contains(ids, c.id)) {
 				r.cases[i].status = st
+			}
+		}
+	}
+}
+
+// failingWith reports the given required tests failed with the message msg.
+func failingWith(msg string, ids ...string) edit {
+	return func(r *fakeRun) {
+		for i, c := range r.cases {
+			if c.sentinel == nil && slices.Contains(ids, c.id) {
+				r.cases[i].status, r.cases[i].message = junit.Failed, msg
 			}
 		}
 	}
@@ -229,6 +250,16 @@ func sentinelsDropped() edit {
 			}
 		}
 		r.cases = kept
+	}
+}
+
+// reportedLine gives every case of the report the line attribute n, as code that sets
+// compat_co_firstlineno on the tests would.
+func reportedLine(n int) edit {
+	return func(r *fakeRun) {
+		for i := range r.cases {
+			r.cases[i].line = n
+		}
 	}
 }
 
@@ -282,7 +313,10 @@ func pytestJUnit(cases []fakeCase) []byte {
 			class += "." + strings.Join(parts[:len(parts)-1], ".")
 		}
 		xc := xmlCase{ClassName: class, Name: parts[len(parts)-1], File: file}
-		msg := &xmlMsg{Message: "assert 1 == 2"}
+		if c.line > 0 {
+			xc.Line = strconv.Itoa(c.line)
+		}
+		msg := &xmlMsg{Message: cmp.Or(c.message, "assert 1 == 2")}
 		switch c.status {
 		case junit.Failed:
 			xc.Failure, s.Failures = msg, s.Failures+1
@@ -318,6 +352,7 @@ type xmlCase struct {
 	ClassName string  `xml:"classname,attr"`
 	Name      string  `xml:"name,attr"`
 	File      string  `xml:"file,attr"`
+	Line      string  `xml:"line,attr,omitempty"`
 	Failure   *xmlMsg `xml:"failure"`
 	Error     *xmlMsg `xml:"error"`
 	Skipped   *xmlMsg `xml:"skipped"`

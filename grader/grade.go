@@ -130,20 +130,20 @@ func (rc *recorder) skipped() {
 	rc.done++
 }
 
+// record sinks r and counts it, one pair at a time: the progress calls come in the order the
+// results were recorded.
 func (rc *recorder) record(r report.PairResult, stopBatch context.CancelFunc) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
 	if rc.sink != nil {
 		if err := rc.sink(r); err != nil {
-			rc.mu.Lock()
 			if rc.sinkErr == nil {
 				rc.sinkErr = err
 			}
-			rc.mu.Unlock()
 			stopBatch()
 			return
 		}
 	}
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
 	rc.done++
 	if rc.progress != nil {
 		rc.progress(rc.done, rc.total, r)
@@ -163,8 +163,8 @@ func gradeSafely(ctx context.Context, s *suite.Suite, p *suite.Pair, repos *repo
 	defer func() {
 		if v := recover(); v != nil {
 			r = newResult(p, start)
-			r.Verdict = report.Error
 			r.Reasons = []report.Reason{{Code: report.CodeInternalPanic, Detail: panicNote(opts.LogDir, p.ID, v)}}
+			r.Verdict = reasonsVerdict(r.Reasons)
 		}
 		r.DurationMillis = opts.Now().Sub(start).Milliseconds()
 		r.ExpectMet = expectMet(p.Expect, r.Verdict)
@@ -206,7 +206,11 @@ type repoSet struct {
 }
 
 func openRepos(ctx context.Context, s *suite.Suite, pairs []*suite.Pair, workDir string) (*repoSet, error) {
-	set := &repoSet{repos: map[string]*gitsafe.Repo{}, errs: map[string]error{}, verified: map[string]*verifiedCommits{}}
+	set := &repoSet{
+		repos:    map[string]*gitsafe.Repo{},
+		errs:     map[string]error{},
+		verified: map[string]*verifiedCommits{},
+	}
 	for _, p := range pairs {
 		id := p.Repository
 		if _, ok := set.repos[id]; ok {
@@ -224,6 +228,7 @@ func openRepos(ctx context.Context, s *suite.Suite, pairs []*suite.Pair, workDir
 			set.errs[id] = err
 			continue
 		}
+		repo.SetSymlinks(s.Repositories[id].Symlinks)
 		set.repos[id] = repo
 		set.verified[id] = &verifiedCommits{}
 	}

@@ -82,7 +82,10 @@ func TestGradeSinkAndProgress(t *testing.T) {
 	if got := verdicts(results); !cmp.Equal(got, []string{"a resolved", "b unresolved", "c resolved"}) {
 		t.Errorf("results %v", got)
 	}
-	sunk := slices.SortedFunc(slices.Values(b.sunk), func(x, y report.PairResult) int { return strings.Compare(x.ID, y.ID) })
+	sunk := slices.SortedFunc(
+		slices.Values(b.sunk),
+		func(x, y report.PairResult) int { return strings.Compare(x.ID, y.ID) },
+	)
 	if diff := cmp.Diff(results, sunk); diff != "" {
 		t.Errorf("Sink got other results than Grade returned (-returned +sunk):\n%s", diff)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -145,19 +146,44 @@ func verdictMatrix(t *testing.T) []matrixRow {
 			more: detailHasPrefix("target: ")},
 		{name: "a regression failure is unresolved", target: reply(), regression: reply(failing(p2p[1])),
 			verdict: report.Unresolved, reasons: []report.Code{report.CodeTestFailed}, calls: 2, more: detailHasPrefix("regression: ")},
-		{name: "no pass_to_pass runs the target check alone", pair: func(_ *testing.T, p *testPair) { p.passToPass = nil },
-			target: reply(), verdict: report.Resolved, calls: 1},
+		{
+			name:    "no pass_to_pass runs the target check alone",
+			pair:    func(_ *testing.T, p *testPair) { p.passToPass = nil },
+			target:  reply(),
+			verdict: report.Resolved,
+			calls:   1,
+		},
 
 		// Refused before any verifier starts.
-		{name: "empty patch", pair: withPatch(" \n"), verdict: report.Unresolved, reasons: []report.Code{report.CodeEmptyPatch},
+		{
+			name:    "empty patch",
+			pair:    withPatch(" \n"),
+			verdict: report.Unresolved,
+			reasons: []report.Code{report.CodeEmptyPatch},
 			more: func(t *testing.T, r report.PairResult) {
 				if !r.EmptyPatch {
 					t.Error("empty_patch flag not set")
 				}
-			}},
-		{name: "patch does not apply", pair: withPatch(demoPatch(t, "no-apply")), verdict: report.Unresolved, reasons: []report.Code{report.CodePatchFailed}},
-		{name: "patch does not parse", pair: withPatch("this is not a diff\n"), verdict: report.Unresolved, reasons: []report.Code{report.CodePatchFailed}},
-		{name: "protected path", pair: withPatch(demoPatch(t, "touches-tender")), verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeProtected}},
+			},
+		},
+		{
+			name:    "patch does not apply",
+			pair:    withPatch(demoPatch(t, "no-apply")),
+			verdict: report.Unresolved,
+			reasons: []report.Code{report.CodePatchFailed},
+		},
+		{
+			name:    "patch does not parse",
+			pair:    withPatch("this is not a diff\n"),
+			verdict: report.Unresolved,
+			reasons: []report.Code{report.CodePatchFailed},
+		},
+		{
+			name:    "protected path",
+			pair:    withPatch(demoPatch(t, "touches-tender")),
+			verdict: report.IntegrityViolation,
+			reasons: []report.Code{report.CodeProtected},
+		},
 		{name: "evaluator asset", pair: func(_ *testing.T, p *testPair) {
 			p.assets = map[string]string{hidden: "def test_hidden():\n    pass\n"}
 			p.patch += newFilePatch(hidden, "def test_hidden():\n    pass\n", "100644")
@@ -170,8 +196,13 @@ func verdictMatrix(t *testing.T) []matrixRow {
 		// and says so with its own sentinel error: the pair ends as git_path.
 		{name: "git path", pair: withPatch(newFilePatch(".git/hooks/post-checkout", "#!/bin/sh\n", "100755")),
 			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeGitPath}, more: reasonPath(".git/hooks/post-checkout")},
-		{name: "shadowing module", pair: func(_ *testing.T, p *testPair) { p.patch += newFilePatch("sitecustomize.py", "import sys\n", "100644") },
-			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeShadowing}, more: reasonPath("sitecustomize.py")},
+		{
+			name:    "shadowing module",
+			pair:    func(_ *testing.T, p *testPair) { p.patch += newFilePatch("sitecustomize.py", "import sys\n", "100644") },
+			verdict: report.IntegrityViolation,
+			reasons: []report.Code{report.CodeShadowing},
+			more:    reasonPath("sitecustomize.py"),
+		},
 		{name: "unsafe path", pair: withPatch(newFilePatch("../escape.py", "x = 1\n", "100644")),
 			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeUnsafePath}, more: reasonPath("../escape.py")},
 		{name: "symlink mode", pair: withPatch(newFilePatch("calc/escape", "/tmp", "120000")),
@@ -181,17 +212,29 @@ func verdictMatrix(t *testing.T) []matrixRow {
 		{name: "test patch fails to apply", pair: func(_ *testing.T, p *testPair) {
 			p.testPatch = strings.Replace(p.testPatch, "def test_format_percent():", "def test_format_percentage():", 1)
 		}, verdict: report.Error, reasons: []report.Code{report.CodeTestPatchFailed}},
-		{name: "test patch does not parse", pair: func(_ *testing.T, p *testPair) { p.testPatch = "not a diff either\n" },
-			verdict: report.Error, reasons: []report.Code{report.CodeTestPatchInvalid}},
+		{
+			name:    "test patch does not parse",
+			pair:    func(_ *testing.T, p *testPair) { p.testPatch = "not a diff either\n" },
+			verdict: report.Error,
+			reasons: []report.Code{report.CodeTestPatchInvalid},
+		},
 		{name: "base commit missing", pair: func(_ *testing.T, p *testPair) { p.base = strings.Repeat("0", 40) },
 			verdict: report.Error, reasons: []report.Code{report.CodeBaseMissing}},
-		{name: "repository refused", pair: func(_ *testing.T, p *testPair) { p.stream = "../fixtures/attacks/repos/unsafe-stream.fi" },
-			verdict: report.Error, reasons: []report.Code{report.CodeRepositoryRefused}},
+		{
+			name:    "repository refused",
+			pair:    func(_ *testing.T, p *testPair) { p.stream = "../fixtures/attacks/repos/unsafe-stream.fi" },
+			verdict: report.Error,
+			reasons: []report.Code{report.CodeRepositoryRefused},
+		},
 		{name: "tree with a symlink", pair: func(_ *testing.T, p *testPair) {
 			p.stream, p.base = "../fixtures/attacks/repos/hostile.fi", "3c8f61fce8d64b5afb0009e70fc866bda299e631"
 		}, verdict: report.Error, reasons: []report.Code{report.CodeUnsafeTree}},
-		{name: "deleted mixed-purpose config", pair: func(t *testing.T, p *testPair) { p.patch += readFixture(t, "attacks/pairs/config-deleted/patch.diff") },
-			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeConfigUnverifiable}},
+		{
+			name:    "deleted mixed-purpose config",
+			pair:    func(t *testing.T, p *testPair) { p.patch += readFixture(t, "attacks/pairs/config-deleted/patch.diff") },
+			verdict: report.IntegrityViolation,
+			reasons: []report.Code{report.CodeConfigUnverifiable},
+		},
 
 		// What the verifier ran into.
 		{name: "timeout", target: reply(timedOut()), regression: reply(),
@@ -199,72 +242,164 @@ func verdictMatrix(t *testing.T) []matrixRow {
 			more: detailHasPrefix("target: killed after 2m0s")},
 		{name: "out of memory", target: reply(oomKilled()), regression: reply(),
 			verdict: report.Unresolved, reasons: []report.Code{report.CodeOOM, report.CodeReportMissing}, calls: 2},
-		{name: "pids limit", target: reply(failing(f2p[1]), result(func(r *sandbox.Result) { r.PidsLimitHit = true })), regression: reply(),
-			verdict: report.Unresolved, reasons: []report.Code{report.CodeTestFailed, report.CodePidsLimit}, calls: 2},
-		{name: "pids limit on a passing check explains nothing", target: reply(result(func(r *sandbox.Result) { r.PidsLimitHit = true })), regression: reply(),
-			verdict: report.Resolved, calls: 2, more: func(t *testing.T, r report.PairResult) {
+		{
+			name:       "pids limit",
+			target:     reply(failing(f2p[1]), result(func(r *sandbox.Result) { r.PidsLimitHit = true })),
+			regression: reply(),
+			verdict:    report.Unresolved,
+			reasons:    []report.Code{report.CodeTestFailed, report.CodePidsLimit},
+			calls:      2,
+		},
+		{
+			name:       "pids limit on a passing check explains nothing",
+			target:     reply(result(func(r *sandbox.Result) { r.PidsLimitHit = true })),
+			regression: reply(),
+			verdict:    report.Resolved,
+			calls:      2,
+			more: func(t *testing.T, r report.PairResult) {
 				if got := reasonCodes(r.Checks[0].Reasons); !cmp.Equal(got, []report.Code{report.CodePidsLimit}) {
 					t.Errorf("target check reasons %v, want the limit recorded on the check", got)
 				}
-			}},
-		{name: "disk full", target: reply(noReport(), result(func(r *sandbox.Result) { r.DiskFull = true })), regression: reply(),
-			verdict: report.Unresolved, reasons: []report.Code{report.CodeReportMissing, report.CodeDiskFull}, calls: 2},
-		{name: "report too large", target: reply(noReport(), result(func(r *sandbox.Result) { r.JUnitTooLarge = true })), regression: reply(),
-			verdict: report.Unresolved, reasons: []report.Code{report.CodeReportMissing, report.CodeReportTooLarge}, calls: 2},
+			},
+		},
+		{
+			name:       "disk full",
+			target:     reply(noReport(), result(func(r *sandbox.Result) { r.DiskFull = true })),
+			regression: reply(),
+			verdict:    report.Unresolved,
+			reasons:    []report.Code{report.CodeReportMissing, report.CodeDiskFull},
+			calls:      2,
+		},
+		{
+			name:       "report too large",
+			target:     reply(noReport(), result(func(r *sandbox.Result) { r.JUnitTooLarge = true })),
+			regression: reply(),
+			verdict:    report.Unresolved,
+			reasons:    []report.Code{report.CodeReportMissing, report.CodeReportTooLarge},
+			calls:      2,
+		},
 		{name: "missing report", target: reply(noReport()), regression: reply(),
 			verdict: report.Unresolved, reasons: []report.Code{report.CodeReportMissing}, calls: 2},
 		{name: "unparsable report", target: reply(rawReport("<testsuite")), regression: reply(),
 			verdict: report.Unresolved, reasons: []report.Code{report.CodeReportUnparsable}, calls: 2},
+		{name: "a failing test is shown at the line of the bootstrap parent and never the report", regression: reply(),
+			target: reply(
+				failing(f2p[1]),
+				reportedLine(7330),
+				withControl(func(o *controlOpts) { o.lines = map[string]int{f2p[1]: 12} }),
+			),
+			verdict: report.Unresolved, reasons: []report.Code{report.CodeTestFailed}, calls: 2,
+			more: func(t *testing.T, r report.PairResult) {
+				for _, c := range r.Checks {
+					for _, rs := range c.Reasons {
+						if rs.Code == report.CodeTestFailed &&
+							(rs.Line != 12 || rs.Path != strings.Split(f2p[1], "::")[0]) {
+							t.Errorf("reason %+v: want the plan's line 12 in its file", rs)
+						}
+					}
+				}
+				if len(r.Reasons) == 0 || r.Reasons[0].Line != 12 {
+					t.Errorf("reasons %+v: want the plan's line 12", r.Reasons)
+				}
+			}},
 		{name: "required test reported twice", target: reply(duplicated()), regression: reply(),
 			verdict: report.Unresolved, reasons: []report.Code{report.CodeTestDuplicate}, calls: 2},
 		{name: "required test skipped", target: reply(withStatus(junit.Skipped, f2p[0])), regression: reply(),
 			verdict: report.Unresolved, reasons: []report.Code{report.CodeTestSkipped}, calls: 2},
 		{name: "runner usage error", target: reply(noReport(), exitCode(4)), regression: reply(), baseline: collects(0),
 			verdict: report.Unresolved, reasons: []report.Code{report.CodeReportMissing, report.CodeExitCodeMismatch}, calls: 3},
-		{name: "collection errors exit 2 and fail the check", target: reply(exitCode(2)), regression: reply(), baseline: collects(0),
-			pair:    ownInstance("tests/data_a.txt"),
-			verdict: report.Unresolved, reasons: []report.Code{report.CodeExitCodeMismatch}, calls: 3},
-		{name: "collection errors on the base too are environment_broken", target: reply(noReport(), exitCode(2)), baseline: collects(2),
-			pair:    ownInstance("tests/data_b.txt"),
-			verdict: report.Error, reasons: []report.Code{report.CodeEnvironmentBroken}, calls: 2,
-			more: detailHasPrefix("target: the tests cannot be collected on the base commit with the test patch alone (pytest status 2): ModuleNotFoundError: No module named 'wrapt'")},
+		{
+			name:       "collection errors exit 2 and fail the check",
+			target:     reply(exitCode(2)),
+			regression: reply(),
+			baseline:   collects(0),
+			pair:       ownInstance("tests/data_a.txt"),
+			verdict:    report.Unresolved,
+			reasons:    []report.Code{report.CodeExitCodeMismatch},
+			calls:      3,
+		},
+		{
+			name:     "collection errors on the base too are environment_broken",
+			target:   reply(noReport(), exitCode(2)),
+			baseline: collects(2),
+			pair:     ownInstance("tests/data_b.txt"),
+			verdict:  report.Error,
+			reasons:  []report.Code{report.CodeEnvironmentBroken},
+			calls:    2,
+			more: detailHasPrefix(
+				"target: the tests cannot be collected on the base commit with the test patch alone (pytest status 2): ModuleNotFoundError: No module named 'wrapt'",
+			),
+		},
 
 		// Forged reports: integrity violations, and the regression check never starts.
 		{name: "mutant reported passed with exit 1", target: reply(sentinelsReported(false, junit.Passed), exitCode(1)),
 			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged}, calls: 1},
 		{name: "blanket pass with exit 0", target: reply(sentinelsReported(false, junit.Passed)),
-			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged, report.CodeReportForged}, calls: 1},
+			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged}, calls: 1},
 		{name: "blanket pass with exit 2", target: reply(sentinelsReported(false, junit.Passed), exitCode(2)),
 			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged}, calls: 1},
 		{name: "twin failed while its original passed", target: reply(sentinelsReported(true, junit.Failed)),
 			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged}, calls: 1},
 		{name: "report of the required tests alone", target: reply(sentinelsDropped(), exitCode(1)),
 			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged}, calls: 1},
-		{name: "exit 0 with a failure", target: reply(exitCode(0)),
+		{name: "exit 0 with a failure", target: reply(exitCode(0)), regression: reply(),
+			verdict: report.Unresolved, reasons: []report.Code{report.CodeExitCodeMismatch}, calls: 2},
+		{
+			name:    "report changed after the test process ended",
+			target:  reply(withControl(func(o *controlOpts) { o.endDigest = ptr("0") })),
+			verdict: report.IntegrityViolation,
+			reasons: []report.Code{report.CodeReportForged},
+			calls:   1,
+		},
+		{
+			name:    "report written though the bootstrap never ended",
+			target:  reply(withControl(func(o *controlOpts) { o.noEnd = true })),
+			verdict: report.IntegrityViolation,
+			reasons: []report.Code{report.CodeReportForged},
+			calls:   1,
+		},
+		{
+			name:    "report edited inside the test process",
+			target:  reply(withControl(func(o *controlOpts) { o.sawPassed = []string{} })),
+			verdict: report.IntegrityViolation,
+			reasons: []report.Code{report.CodeReportForged},
+			calls:   1,
+		},
+		{name: "report without any bootstrap", target: reply(withControl(func(o *controlOpts) { o.noStart = true })),
 			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged}, calls: 1},
-		{name: "report changed after the test process ended", target: reply(withControl(func(o *controlOpts) { o.endDigest = ptr("0") })),
-			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged}, calls: 1},
-		{name: "report written though the bootstrap never ended", target: reply(withControl(func(o *controlOpts) { o.noEnd = true })),
-			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged}, calls: 1},
-		{name: "report edited inside the test process", target: reply(withControl(func(o *controlOpts) { o.sawPassed = []string{} })),
-			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged}, calls: 1},
-		{name: "report without any bootstrap", target: reply(withControl(func(o *controlOpts) { o.noPlan = true })),
-			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged}, calls: 1},
-		{name: "no bootstrap and no report is a broken environment", target: reply(noReport(), exitCode(127), withControl(func(o *controlOpts) { o.noPlan = true })),
-			verdict: report.Error, reasons: []report.Code{report.CodeBootstrap}, calls: 1},
-		{name: "tripwire that fails the check", target: reply(withControl(func(o *controlOpts) { o.hits = []pyboot.Hit{{Kind: "write", What: "report"}} })),
-			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeTampering}, calls: 1},
+		{
+			name:    "no bootstrap and no report is a broken environment",
+			target:  reply(noReport(), exitCode(127), withControl(func(o *controlOpts) { o.noStart = true })),
+			verdict: report.Error,
+			reasons: []report.Code{report.CodeBootstrap},
+			calls:   1,
+		},
+		{
+			name: "tripwire that fails the check",
+			target: reply(
+				withControl(func(o *controlOpts) { o.hits = []pyboot.Hit{{Kind: "write", What: "report"}} }),
+			),
+			verdict: report.IntegrityViolation,
+			reasons: []report.Code{report.CodeTampering},
+			calls:   1,
+		},
 		{name: "tripwire that is only noted", target: reply(withControl(func(o *controlOpts) {
 			o.hits = []pyboot.Hit{{Kind: "note:ctypes", What: "loaded a C library through ctypes"}}
 		})), regression: reply(),
 			verdict: report.Resolved, reasons: []report.Code{report.CodeTripwire}, calls: 2},
-		{name: "forged in the regression check", target: reply(), regression: reply(sentinelsReported(false, junit.Passed), exitCode(1)),
-			verdict: report.IntegrityViolation, reasons: []report.Code{report.CodeReportForged}, calls: 2,
+		{
+			name:       "forged in the regression check",
+			target:     reply(),
+			regression: reply(withControl(func(o *controlOpts) { o.endDigest = ptr("0") })),
+			verdict:    report.IntegrityViolation,
+			reasons:    []report.Code{report.CodeReportForged},
+			calls:      2,
 			more: func(t *testing.T, r report.PairResult) {
 				if len(r.Checks) != 2 || r.Checks[1].Passed || r.Checks[1].Name != "regression" {
 					t.Errorf("the forged check is not recorded: %+v", r.Checks)
 				}
-			}},
+			},
+		},
 
 		// No verdict.
 		{name: "verifier infrastructure error", target: fails(errors.New("docker: engine gone")),
@@ -311,7 +446,15 @@ func withPatch(patch string) func(*testing.T, *testPair) {
 func newFilePatch(path, content, mode string) string {
 	lines := strings.Split(strings.TrimSuffix(content, "\n"), "\n")
 	var b strings.Builder
-	fmt.Fprintf(&b, "diff --git a/%s b/%s\nnew file mode %s\n--- /dev/null\n+++ b/%s\n@@ -0,0 +1,%d @@\n", path, path, mode, path, len(lines))
+	fmt.Fprintf(
+		&b,
+		"diff --git a/%s b/%s\nnew file mode %s\n--- /dev/null\n+++ b/%s\n@@ -0,0 +1,%d @@\n",
+		path,
+		path,
+		mode,
+		path,
+		len(lines),
+	)
 	for _, l := range lines {
 		b.WriteString("+" + l + "\n")
 	}
@@ -360,11 +503,52 @@ func reasonPath(path string) func(*testing.T, report.PairResult) {
 
 // testFileRestored: the verifier sees the base test file with the evaluator's test patch, not
 // the candidate's edit of it.
+// TestRequiredModulesAreTenders: the planter rewrites the module of every test a check runs, as
+// Tender's root user, so each is one of the evaluator's files in the spec even when no restored
+// path covers it and the test patch does not touch it; a module the check does not run is the
+// verifier user's.
+func TestRequiredModulesAreTenders(t *testing.T) {
+	s := writeTestSuiteWith(t, func(d *suite.SuiteDoc) { d.RestoredPaths = &[]string{"nothing/**"} },
+		demoTestPair(t, "p"))
+	look := func(want, not []string) func(c *fakeCall) {
+		return func(c *fakeCall) {
+			for _, f := range want {
+				if !slices.Contains(c.Spec.Evaluator, f) {
+					c.errorf("%s: %s is not among the evaluator's files %v", c.Spec.Name, f, c.Spec.Evaluator)
+				}
+			}
+			for _, f := range not {
+				if slices.Contains(c.Spec.Evaluator, f) {
+					c.errorf("%s: %s, whose tests the check does not run, is the evaluator's", c.Spec.Name, f)
+				}
+			}
+		}
+	}
+	fake := newFakeBackend(t, map[string]verifier{
+		"p/target": inspecting(look([]string{"tests/test_formatting.py"},
+			[]string{"tests/test_arithmetic.py", "tests/conftest.py"}), reply()),
+		"p/regression": inspecting(look([]string{"tests/test_formatting.py", "tests/test_arithmetic.py",
+			"tests/test_parsing.py"}, []string{"tests/conftest.py"}), reply()),
+	})
+	results, err := Grade(context.Background(), s, testOptions(t, fake))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := results[0]; r.Verdict != report.Resolved {
+		t.Fatalf("verdict %s %+v, want resolved", r.Verdict, r.Reasons)
+	}
+}
+
 func testFileRestored(c *fakeCall) {
 	data, err := os.ReadFile(filepath.Join(c.Spec.Workspace, "tests", "test_formatting.py"))
 	if err != nil || strings.Contains(string(data), "formatting.group_digits = group_digits") ||
 		!strings.Contains(string(data), "def test_group_digits_negative") {
-		c.errorf("%s: tests/test_formatting.py is not the restored file plus the test patch (err %v):\n%s", c.Spec.Name, err, data)
+		c.errorf(
+			"%s: tests/test_formatting.py is not the restored file plus the test patch (err %v):\n%s",
+			c.Spec.Name,
+			err,
+			data,
+		)
 	}
 }
 

@@ -33,6 +33,18 @@ type pipeline struct {
 	notes []report.Reason // what decides nothing but belongs in the result, after the reasons
 
 	unpatched bool // the checks run now are on the base commit: the candidate's patch is not applied
+	// plain: the checks run now plant no forgery sentinels (validation on the base commit, where
+	// no candidate code runs).
+	plain bool
+	// baseFrom, when set, is the pipeline whose pristine base this one uses (and leaves to it
+	// to remove): the runs of one instance's validation share it.
+	baseFrom *pipeline
+	links    *integrity.Links // the base tree's symlinks, read once (treeLinks)
+
+	applied      gitsafe.Applied     // how the candidate patch applied (apply.go)
+	chainApplies gitsafe.ApplyMethod // under apply: strict, how SWE-bench's chain applies a refused patch
+
+	share bundleShare // what the pair's files take in the bundle
 
 	baseOnce sync.Once
 	base     *baseTree
@@ -84,6 +96,17 @@ func reasonsVerdict(rs []report.Reason) report.Verdict {
 	return decided
 }
 
+// checksVerdict is the verdict of checks that all ran: what their reasons lead to, as the
+// registry says. A failed check is never resolved, so reasons that are all notes (or none)
+// still leave it unresolved.
+func checksVerdict(failed bool, rs []report.Reason) report.Verdict {
+	v := reasonsVerdict(rs)
+	if failed && v == report.Resolved {
+		return report.Unresolved
+	}
+	return v
+}
+
 func (pl *pipeline) run(ctx context.Context, start time.Time) report.PairResult {
 	r := newResult(pl.pair, start)
 	defer pl.cleanup()
@@ -94,6 +117,7 @@ func (pl *pipeline) run(ctx context.Context, start time.Time) report.PairResult 
 	if err == nil {
 		err = pl.runChecks(ctx, &r)
 	}
+	pl.recordApply(&r)
 	var ve *verdictError
 	if err != nil && !errors.As(err, &ve) {
 		ve = stop(report.CodeVerifierFailed, err.Error())
@@ -126,7 +150,7 @@ func (pl *pipeline) prepare(ctx context.Context, r *report.PairResult) error {
 		r.EmptyPatch = true
 		return stop(report.CodeEmptyPatch, "the candidate patch is empty; nothing was run")
 	}
-	return pl.preparePatch(p.Patch)
+	return pl.preparePatch(ctx, p.Patch)
 }
 
 // prepareRepo refuses a run whose repository or base commit cannot be trusted.
@@ -154,19 +178,31 @@ func (pl *pipeline) prepareTestPatch() error {
 		return nil
 	}
 	var err error
-	if pl.testPatch, err = gitsafe.ParsePatch(pl.pair.TestPatch); err != nil {
+	if pl.testPatch, err = gitsafe.ParsePatchWith(pl.pair.TestPatch, pl.patchOptions()); err != nil {
 		return stop(report.CodeTestPatchInvalid, fmt.Sprintf("%s: %v", pl.pair.TestPatchPath, err))
 	}
 	return nil
 }
 
 // preparePatch parses a patch and runs the integrity pre-scan on it.
-func (pl *pipeline) preparePatch(data []byte) error {
+func (pl *pipeline) preparePatch(ctx context.Context, data []byte) error {
 	var err error
-	if pl.patch, err = gitsafe.ParsePatch(data); err != nil {
+	if pl.patch, err = gitsafe.ParsePatchWith(data, pl.patchOptions()); err != nil {
 		return patchError(err)
 	}
-	if v := integrity.Scan(changesOf(pl.patch), pl.policy()); len(v) > 0 {
+	links, err := pl.treeLinks(ctx)
+	if err != nil {
+		if errors.Is(err, gitsafe.ErrUnsafeTree) {
+			return stop(report.CodeUnsafeTree, err.Error())
+		}
+		return infraStop(report.CodeWorkspaceFailed, err)
+	}
+	if err := pl.patch.CheckLinks(links.Base); err != nil {
+		return patchError(err)
+	}
+	policy := pl.policy()
+	policy.Links = links
+	if v := integrity.Scan(changesOf(pl.patch), policy); len(v) > 0 {
 		return stopWith(v)
 	}
 	return nil
@@ -192,7 +228,11 @@ func patchError(err error) error {
 func changesOf(p *gitsafe.Patch) []integrity.Change {
 	out := make([]integrity.Change, 0, len(p.Files))
 	for _, f := range p.Files {
-		out = append(out, integrity.Change{OldPath: f.OldPath, NewPath: f.NewPath, Line: f.Line, Binary: f.IsBinary, Mode: f.NewMode})
+		out = append(
+			out,
+			integrity.Change{OldPath: f.OldPath, NewPath: f.NewPath, Line: f.Line, Binary: f.IsBinary, Mode: f.NewMode,
+				LinkTarget: f.LinkTarget},
+		)
 	}
 	return out
 }
@@ -222,7 +262,7 @@ func (pl *pipeline) runChecks(ctx context.Context, r *report.PairResult) error {
 		name string
 		ids  []string
 	}{{"target", pl.pair.FailToPass}, {"regression", pl.pair.PassToPass}}
-	verdict := report.Resolved
+	failed := false
 	var notes []report.Reason
 	for _, c := range checks {
 		if len(c.ids) == 0 {
@@ -252,11 +292,11 @@ func (pl *pipeline) runChecks(ctx context.Context, r *report.PairResult) error {
 			return err
 		}
 		if !cr.Passed {
-			verdict = report.Unresolved
+			failed = true
 			r.Reasons = append(r.Reasons, prefixed(c.name, cr.Reasons)...)
 		}
 	}
-	r.Verdict = verdict
+	r.Verdict = checksVerdict(failed, r.Reasons)
 	pl.notes = append(pl.notes, notes...)
 	return nil
 }
@@ -307,6 +347,9 @@ func (b *baseTree) FileMode(path string) (fs.FileMode, error) {
 }
 
 func (pl *pipeline) pristine(ctx context.Context) (*baseTree, error) {
+	if pl.baseFrom != nil {
+		return pl.baseFrom.pristine(ctx)
+	}
 	pl.baseOnce.Do(func() {
 		dir, err := scratch.MkdirTemp(pl.opts.WorkDir, "tender-base-")
 		if err != nil {

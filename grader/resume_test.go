@@ -88,7 +88,8 @@ func cloneResult(r report.PairResult) report.PairResult {
 // TestResumeReadsEveryCodeFromTheRegistry: a resolved record given one reason of a code
 // derives the verdict the registry gives that code, and a note leaves it resolved; stop ends a
 // pair with the same verdict, and refuses (panics) to end one on a note, which would resolve a
-// pair that never ran.
+// pair that never ran; a failed check with that reason gets the same verdict from the pipeline
+// and from resume (unresolved for a note).
 func TestResumeReadsEveryCodeFromTheRegistry(t *testing.T) {
 	p := &suite.Pair{ID: "p", FailToPass: []string{"t.py::a"}}
 	passed := report.PairResult{ID: "p", Verdict: report.Resolved, Checks: []report.Check{
@@ -109,6 +110,16 @@ func TestResumeReadsEveryCodeFromTheRegistry(t *testing.T) {
 		}
 		if got := stopVerdict(t, ci.Code); got != ci.Verdict {
 			t.Errorf("stop(%s) ends the pair as %s; the registry says %s", ci.Code, got, ci.Verdict)
+		}
+		// A check that failed with this reason: the pipeline and resume must agree on it.
+		failed := r
+		failed.Checks = []report.Check{{Name: "target", Tests: map[string]report.TestStatus{"t.py::a": report.TestFailed}}}
+		if ci.IsNote() {
+			want = report.Unresolved
+		}
+		if got := checksVerdict(true, failed.Reasons); got != want || derivedVerdict(p, failed) != got {
+			t.Errorf("a failed check with a %s reason: the pipeline says %s, resume %s; want %s",
+				ci.Code, got, derivedVerdict(p, failed), want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tender-grader/tender/grader/pyboot"
 	"github.com/tender-grader/tender/grader/suite"
+	"github.com/tender-grader/tender/sandbox"
 )
 
 // command builds the verifier's argv for the runner. Tokens in braces are expanded by the
@@ -27,7 +28,7 @@ func testCommand(v suite.Verifier, ids []string) []string {
 	case suite.RunnerCommand:
 		return append([]string(nil), v.Command...)
 	}
-	return pyboot.Command()
+	return pyboot.CommandWith(v.Interpreter())
 }
 
 var reGoID = regexp.MustCompile(`^(.+)\.(Test[^/.]*)(/.*)?$`)
@@ -43,7 +44,15 @@ func goCommand(ids []string) []string {
 		}
 	}
 	run := "^(" + strings.Join(slices.Sorted(maps.Keys(tests)), "|") + ")$"
-	argv := []string{"sh", "-c", `out="$1"; shift; exec go test -json -count=1 "$@" > "$out"`, "sh", "{junit}", "-run", run}
+	argv := []string{
+		"sh",
+		"-c",
+		`out="$1"; shift; exec go test -json -count=1 "$@" > "$out"`,
+		"sh",
+		"{junit}",
+		"-run",
+		run,
+	}
 	return append(argv, slices.Sorted(maps.Keys(pkgs))...)
 }
 
@@ -73,33 +82,21 @@ func verifierEnv(v suite.Verifier, getenv func(string) string) map[string]string
 	return env
 }
 
-// withSurfaces runs the suite's setup commands, then the test command, then its post
-// commands, all in one process tree with one environment, so every surface sees the same
-// TENDER_* variables by construction. Only the test command reads standard input (the
-// bootstrap's configuration) and writes standard output (its control channel); setup and
-// post commands read nothing and write to stderr. A failing setup command ends the check with its exit
-// code; post commands cannot change the test command's exit code. The argvs come from the
-// suite and are single-quoted for sh.
+// withSurfaces runs the test command, then the suite's post commands, in one process tree
+// with one environment (the setup commands run before, as the Spec's Setup, with the same
+// environment), so every surface sees the same TENDER_* variables by construction. Only the test
+// command reads standard input (the bootstrap's configuration) and writes standard output (its
+// control channel); post commands read nothing and write to stderr, and cannot change the test
+// command's exit code. The argvs come from the suite and are single-quoted for sh.
 func withSurfaces(v suite.Verifier, test []string) []string {
-	if len(v.Setup) == 0 && len(v.Post) == 0 {
+	if len(v.Post) == 0 {
 		return test
 	}
 	var b strings.Builder
-	for i, argv := range v.Setup {
-		fmt.Fprintf(&b, "%s </dev/null >&2 || { rc=$?; echo \"tender: setup command %d exited $rc\" >&2; exit $rc; }\n", shellQuote(argv), i+1)
-	}
-	fmt.Fprintf(&b, "%s\nrc=$?\n", shellQuote(test))
+	fmt.Fprintf(&b, "%s\nrc=$?\n", sandbox.ShellQuote(test))
 	for i, argv := range v.Post {
-		fmt.Fprintf(&b, "%s </dev/null >&2 || echo \"tender: post command %d exited $?\" >&2\n", shellQuote(argv), i+1)
+		fmt.Fprintf(&b, "%s </dev/null >&2 || echo \"tender: post command %d exited $?\" >&2\n", sandbox.ShellQuote(argv), i+1)
 	}
 	b.WriteString("exit $rc\n")
 	return []string{"sh", "-c", b.String(), "tender-check"}
-}
-
-func shellQuote(argv []string) string {
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(q, " ")
 }

@@ -28,7 +28,12 @@ func (pl *pipeline) settle(ctx context.Context, name string, ids []string, chk r
 // one case: under `flaky: excluded`, a flaky pass_to_pass test that also fails on the base
 // commit (without the candidate's patch) is dropped from the required set. A fail_to_pass
 // test is never dropped, and a check whose every required test would be dropped fails.
-func (pl *pipeline) settleFlaky(ctx context.Context, name string, ids []string, chk report.Check) (report.Check, error) {
+func (pl *pipeline) settleFlaky(
+	ctx context.Context,
+	name string,
+	ids []string,
+	chk report.Check,
+) (report.Check, error) {
 	if pl.opts.Reruns <= 0 || chk.Passed || everyPassed(chk.Tests) {
 		return chk, nil // nothing a rerun could tell: no required test failed
 	}
@@ -61,7 +66,13 @@ func (pl *pipeline) settleFlaky(ctx context.Context, name string, ids []string, 
 		if slices.Contains(excluded, id) {
 			what = onBase
 		}
-		out.Reasons = append(out.Reasons, report.Reason{Code: report.CodeFlaky, Detail: fmt.Sprintf("%s is flaky (runs: %s); %s", id, outcomes(runs, id), what)})
+		out.Reasons = append(
+			out.Reasons,
+			report.Reason{
+				Code:   report.CodeFlaky,
+				Detail: fmt.Sprintf("%s is flaky (runs: %s); %s", id, outcomes(runs, id), what),
+			},
+		)
 	}
 	if stopped != nil {
 		out.Reasons = append(out.Reasons, *stopped)
@@ -91,7 +102,12 @@ func runOf(chk report.Check) run {
 // rerun (nothing more to learn) or the reruns are used up. A rerun that shows a forged report
 // ends the pair; one that cannot run for another reason stops the reruns and is noted (the
 // runs so far stand: an infrastructure failure never turns an unresolved pair into an error).
-func (pl *pipeline) rerun(ctx context.Context, name string, ids []string, first report.Check) ([]run, *report.Reason, error) {
+func (pl *pipeline) rerun(
+	ctx context.Context,
+	name string,
+	ids []string,
+	first report.Check,
+) ([]run, *report.Reason, error) {
 	runs := []run{runOf(first)}
 	for i := 1; i <= pl.opts.Reruns && !learned(runs); i++ {
 		pl.rerunning(name, "rerun", i)
@@ -120,13 +136,17 @@ func rerunFailed(err error, which string) (note *report.Reason, stop error) {
 	if errors.As(err, &ve) && ve.verdict == report.IntegrityViolation {
 		return nil, err
 	}
-	return &report.Reason{Code: report.CodeFlaky, Detail: which + " could not run, so the reruns stopped (the runs before it stand): " + err.Error()}, nil
+	return &report.Reason{
+		Code:   report.CodeFlaky,
+		Detail: which + " could not run, so the reruns stopped (the runs before it stand): " + err.Error(),
+	}, nil
 }
 
 // learned: every test that failed in the first run has passed in a later one.
 func learned(runs []run) bool {
 	for id, st := range runs[0].tests {
-		if st != report.TestPassed && !slices.ContainsFunc(runs[1:], func(r run) bool { return r.tests[id] == report.TestPassed }) {
+		if st != report.TestPassed &&
+			!slices.ContainsFunc(runs[1:], func(r run) bool { return r.tests[id] == report.TestPassed }) {
 			return false
 		}
 	}
@@ -160,7 +180,10 @@ func (pl *pipeline) excludable(ctx context.Context, name string, ids, flaky []st
 	if name != "regression" {
 		return nil, "a fail_to_pass test is never excluded: it counts as failed"
 	}
-	flaky = slices.DeleteFunc(slices.Clone(flaky), func(id string) bool { return slices.Contains(pl.pair.FailToPass, id) })
+	flaky = slices.DeleteFunc(
+		slices.Clone(flaky),
+		func(id string) bool { return slices.Contains(pl.pair.FailToPass, id) },
+	)
 	if pl.patch == nil || len(flaky) == 0 {
 		return flaky, "a fail_to_pass test is never excluded: it counts as failed" // validation runs on the base already
 	}
@@ -175,7 +198,10 @@ func (pl *pipeline) failsOnBase(ctx context.Context, name string, ids, flaky []s
 	pl.unpatched = true
 	defer func() { pl.unpatched = false }()
 	seen := map[string]bool{}
-	note := fmt.Sprintf("it never failed on the base commit in %d runs without the candidate's patch: it counts as failed", pl.opts.Reruns)
+	note := fmt.Sprintf(
+		"it never failed on the base commit in %d runs without the candidate's patch: it counts as failed",
+		pl.opts.Reruns,
+	)
 	for i := 1; i <= pl.opts.Reruns && len(seen) < len(flaky); i++ {
 		pl.rerunning(name, "base", i)
 		cr, err := pl.check(ctx, fmt.Sprintf("%s-base%d", name, i), ids)

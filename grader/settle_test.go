@@ -88,7 +88,10 @@ func TestResumeKeepsExcludedRecords(t *testing.T) {
 		t.Error("an excluded fail_to_pass test stands")
 	}
 	noF2P := &suite.Pair{PassToPass: []string{"a", "b"}}
-	if allPassed(noF2P, []report.Check{{Name: "target", Passed: true, Tests: map[string]report.TestStatus{}}, reg(ex, ex)}) {
+	if allPassed(
+		noF2P,
+		[]report.Check{{Name: "target", Passed: true, Tests: map[string]report.TestStatus{}}, reg(ex, ex)},
+	) {
 		t.Error("a pair with every required test excluded stands as resolved")
 	}
 }

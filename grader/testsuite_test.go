@@ -77,6 +77,22 @@ func writeTestSuite(t *testing.T, pairs ...testPair) *suite.Suite {
 // makes of it.
 func tryWriteTestSuite(t *testing.T, pairs ...testPair) (*suite.Suite, error) {
 	t.Helper()
+	return tryWriteTestSuiteWith(t, nil, pairs...)
+}
+
+// writeTestSuiteWith is writeTestSuite with suite-level keys: edit changes the manifest
+// before it is written.
+func writeTestSuiteWith(t *testing.T, edit func(*suite.SuiteDoc), pairs ...testPair) *suite.Suite {
+	t.Helper()
+	s, err := tryWriteTestSuiteWith(t, edit, pairs...)
+	if err != nil {
+		t.Fatalf("Load of the test suite: %v", err)
+	}
+	return s
+}
+
+func tryWriteTestSuiteWith(t *testing.T, edit func(*suite.SuiteDoc), pairs ...testPair) (*suite.Suite, error) {
+	t.Helper()
 	dir := t.TempDir()
 	doc := suite.SuiteDoc{Name: "grader-test", Version: "1", Repositories: map[string]suite.RepoDoc{}}
 	files := map[string]string{}
@@ -94,6 +110,9 @@ func tryWriteTestSuite(t *testing.T, pairs ...testPair) (*suite.Suite, error) {
 			doc.Repositories[repo] = suite.RepoDoc{FastExport: "repos/" + repo + ".fi"}
 		}
 		doc.Pairs = append(doc.Pairs, pairDoc(p, repo, files))
+	}
+	if edit != nil {
+		edit(&doc)
 	}
 	manifest, err := yaml.Marshal(doc)
 	if err != nil {

@@ -26,9 +26,11 @@ type InstanceReport struct {
 	OK       bool              `json:"ok"`
 	Problems []string          `json:"problems,omitempty"`
 	Resolved map[string]string `json:"resolved_test_ids,omitempty"` // truncated ID -> the test it names
-	Unstable bool              `json:"unstable,omitempty"`          // the reference patch's outcome differed between runs
-	Runs     []string          `json:"reference_runs,omitempty"`    // each run's verdict with the reference patch
-	Millis   int64             `json:"duration_ms"`
+	// StandIns: truncated ID -> every test it names, all required (ambiguous_ids: all).
+	StandIns map[string][]string `json:"stand_in_test_ids,omitempty"`
+	Unstable bool                `json:"unstable,omitempty"`       // the reference patch's outcome changed between runs
+	Runs     []string            `json:"reference_runs,omitempty"` // each run's verdict with the reference patch
+	Millis   int64               `json:"duration_ms"`
 }
 
 // Cause is the instance's first problem in one short line.
@@ -135,9 +137,19 @@ func validatePair(ctx context.Context, s *suite.Suite, p *suite.Pair, repos *rep
 	if len(p.ReferencePatch) == 0 {
 		return r.fail("no reference_patch: the fixed side was not checked")
 	}
-	validateReference(ctx, s, p, repos, opts, repeat, &r)
+	validateReference(ctx, pl, repos, opts, repeat, &r)
 	r.OK = len(r.Problems) == 0
 	return r
+}
+
+// verdictText is an error that ends a pair as a problem's words: its first reason's code and
+// detail (the path and the fix, where the code alone would say only unsafe_tree).
+func verdictText(err error) string {
+	var ve *verdictError
+	if errors.As(err, &ve) {
+		return fmt.Sprintf("%s: %s", ve.reasons[0].Code, ve.reasons[0].Detail)
+	}
+	return err.Error()
 }
 
 func (r InstanceReport) fail(problem string) InstanceReport {
@@ -152,7 +164,7 @@ func (r InstanceReport) fail(problem string) InstanceReport {
 func validateCollection(ctx context.Context, pl *pipeline, r *InstanceReport) bool {
 	b, err := pl.baseline(ctx)
 	if err != nil {
-		*r = r.fail("baseline collection: " + err.Error())
+		*r = r.fail("baseline collection: " + verdictText(err))
 		return false
 	}
 	if b.broken() {
@@ -161,17 +173,15 @@ func validateCollection(ctx context.Context, pl *pipeline, r *InstanceReport) bo
 	}
 	var pr report.PairResult
 	if err := pl.resolveTestIDs(ctx, &pr); err != nil {
-		var ve *verdictError
-		if errors.As(err, &ve) {
-			*r = r.fail(fmt.Sprintf("%s: %s", ve.reasons[0].Code, ve.reasons[0].Detail))
-		} else {
-			*r = r.fail(err.Error())
-		}
+		*r = r.fail(verdictText(err))
 		return false
 	}
-	r.Resolved = pr.ResolvedTestIDs
+	r.Resolved, r.StandIns = pr.ResolvedTestIDs, pr.StandInTestIDs
 	for _, f := range b.Absent {
-		r.Problems = append(r.Problems, fmt.Sprintf("%s is named by a required test but is not in the base commit with the test patch", f))
+		r.Problems = append(
+			r.Problems,
+			fmt.Sprintf("%s is named by a required test but is not in the base commit with the test patch", f),
+		)
 	}
 	var uncollected []string
 	for _, id := range slices.Concat(pl.pair.FailToPass, pl.pair.PassToPass) {
@@ -180,51 +190,73 @@ func validateCollection(ctx context.Context, pl *pipeline, r *InstanceReport) bo
 		}
 	}
 	if len(uncollected) > 0 {
-		r.Problems = append(r.Problems, fmt.Sprintf("%d required test(s) are not collected on the base commit with the test patch: %s", len(uncollected), listSome(uncollected, 3)))
+		r.Problems = append(
+			r.Problems,
+			fmt.Sprintf(
+				"%d required test(s) are not collected on the base commit with the test patch: %s",
+				len(uncollected),
+				listSome(uncollected, 3),
+			),
+		)
 	}
 	return true
 }
 
-// validateBase runs the base commit plus the test patch: fail_to_pass must fail, pass_to_pass
-// must pass.
+// validateBase runs the base commit plus the test patch, in one verifier for both lists:
+// fail_to_pass must fail, pass_to_pass must pass. No forgery sentinels are planted there: they
+// guard a report against a candidate's code, and no candidate's code runs on the base; without
+// them each required test runs once, not up to eight times.
 func validateBase(ctx context.Context, pl *pipeline) []string {
-	var problems []string
 	p := pl.pair
+	var ids []string
+	for _, id := range slices.Concat(p.FailToPass, p.PassToPass) {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	pl.plain = true
+	defer func() { pl.plain = false }()
+	chk, err := pl.check(ctx, "base", ids)
+	if err != nil {
+		return []string{fmt.Sprintf("base: %v", err)}
+	}
+	var problems []string
 	for _, c := range []struct {
-		name     string
 		ids      []string
 		wantPass bool
-	}{{"target", p.FailToPass, false}, {"regression", p.PassToPass, true}} {
-		if len(c.ids) == 0 {
-			continue
-		}
-		chk, err := pl.check(ctx, "base-"+c.name, c.ids)
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("base %s: %v", c.name, err))
-			continue
-		}
+	}{{p.FailToPass, false}, {p.PassToPass, true}} {
 		var wrong []string
 		for _, id := range c.ids {
 			if passed := chk.Tests[id] == report.TestPassed; passed != c.wantPass {
 				wrong = append(wrong, id)
 			}
 		}
+		hint := ""
+		if c.wantPass {
+			hint = mismatchHint(missingIn(chk.failures, wrong), chk.python, len(p.Assets) == 0)
+		}
+		if hint != "" {
+			hint += "; " // first, so that the instance's one line shows it
+		}
 		switch {
 		case len(wrong) == 1:
-			problems = append(problems, fmt.Sprintf("on the base commit %s is %s; a %s test must %s there",
-				wrong[0], chk.Tests[wrong[0]], listName(c.wantPass), want(c.wantPass)))
+			problems = append(problems, fmt.Sprintf("%son the base commit %s is %s; a %s test must %s there",
+				hint, wrong[0], chk.Tests[wrong[0]], listName(c.wantPass), want(c.wantPass)))
 		case len(wrong) > 1:
-			problems = append(problems, fmt.Sprintf("on the base commit %d %s tests do not %s (%s)",
-				len(wrong), listName(c.wantPass), want(c.wantPass), statusList(wrong, chk.Tests)))
+			problems = append(problems, fmt.Sprintf("%son the base commit %d %s tests do not %s (%s)",
+				hint, len(wrong), listName(c.wantPass), want(c.wantPass), statusList(wrong, chk.Tests)))
 		}
 	}
 	return problems
 }
 
 // validateReference grades the reference patch as if it were the candidate, repeat times: it
-// must resolve every time. Outcomes that differ between runs make the instance unstable.
-func validateReference(ctx context.Context, s *suite.Suite, p *suite.Pair, repos *repoSet, opts Options, repeat int,
+// must resolve every time. Outcomes that differ between runs make the instance unstable. Each
+// run is a pipeline of its own, as a grade's is, but the instance's (inst) materialized base
+// serves them all, as its baseline collection does.
+func validateReference(ctx context.Context, inst *pipeline, repos *repoSet, opts Options, repeat int,
 	r *InstanceReport) {
+	s, p := inst.suite, inst.pair
 	outcomes := map[string]map[report.TestStatus]int{} // test -> status -> runs
 	var failed []string
 	for i := range repeat {
@@ -233,7 +265,7 @@ func validateReference(ctx context.Context, s *suite.Suite, p *suite.Pair, repos
 		if i > 0 {
 			ref.ID = fmt.Sprintf("%s.run%d", p.ID, i+1) // its own logs
 		}
-		pl := &pipeline{suite: s, pair: &ref, repo: repos.get(p.Repository), opts: opts}
+		pl := &pipeline{suite: s, pair: &ref, repo: repos.get(p.Repository), opts: opts, baseFrom: inst}
 		res := pl.run(ctx, time.Now())
 		r.Runs = append(r.Runs, string(res.Verdict))
 		for _, c := range res.Checks {
@@ -245,7 +277,14 @@ func validateReference(ctx context.Context, s *suite.Suite, p *suite.Pair, repos
 			}
 		}
 		if res.Verdict != report.Resolved && len(failed) == 0 {
-			failed = append(failed, fmt.Sprintf("with the reference patch the verdict is %s (%s), not resolved", res.Verdict, reasonList(res.Reasons, 2)))
+			failed = append(
+				failed,
+				fmt.Sprintf(
+					"with the reference patch the verdict is %s (%s), not resolved",
+					res.Verdict,
+					reasonList(res.Reasons, 2),
+				),
+			)
 		}
 	}
 	var differ []string
@@ -256,8 +295,11 @@ func validateReference(ctx context.Context, s *suite.Suite, p *suite.Pair, repos
 	}
 	if runsDiffer(r.Runs) || len(differ) > 0 {
 		r.Unstable = true
-		r.Problems = append(r.Problems, fmt.Sprintf("unstable: %d runs with the reference patch gave %s; tests that changed: %s",
-			repeat, strings.Join(r.Runs, ", "), listSome(differ, 3)))
+		r.Problems = append(
+			r.Problems,
+			fmt.Sprintf("unstable: %d runs with the reference patch gave %s; tests that changed: %s",
+				repeat, strings.Join(r.Runs, ", "), listSome(differ, 3)),
+		)
 	}
 	r.Problems = append(r.Problems, failed...)
 }

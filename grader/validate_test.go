@@ -27,8 +27,8 @@ func required(p testPair) []string { return slices.Concat(p.failToPass, p.passTo
 // patch every required test passes.
 func soundInstance(p testPair) map[string]verifier {
 	return map[string]verifier{
-		p.id + "/baseline": collects(0, required(p)...), p.id + "/base-target": reply(failing()),
-		p.id + "/base-regression": reply(), p.id + "/target": reply(), p.id + "/regression": reply(),
+		p.id + "/baseline": collects(0, required(p)...), p.id + "/base": reply(failing(p.failToPass...)),
+		p.id + "/target": reply(), p.id + "/regression": reply(),
 	}
 }
 
@@ -52,13 +52,16 @@ func TestValidateSoundInstance(t *testing.T) {
 	p, same := validPair(t, "p"), validPair(t, "same")
 	same.patch = demoPatch(t, "wrong-fix")
 	var progress []int
-	vo := ValidateOptions{Progress: func(done, total int, r InstanceReport) { progress = append(progress, done, total) }}
+	vo := ValidateOptions{
+		Progress: func(done, total int, r InstanceReport) { progress = append(progress, done, total) },
+	}
 	reports := validate(t, vo, soundInstance(p), p, same)
 	if len(reports) != 2 || reports[0].ID != "p" || reports[1].ID != "same" {
 		t.Fatalf("reports %+v, want one for each pair", reports)
 	}
 	for _, r := range reports {
-		if !r.OK || len(r.Problems) != 0 || r.Unstable || !slices.Equal(r.Runs, []string{"resolved"}) || r.Cause() != "" {
+		if !r.OK || len(r.Problems) != 0 || r.Unstable || !slices.Equal(r.Runs, []string{"resolved"}) ||
+			r.Cause() != "" {
 			t.Errorf("%s: %+v, want a sound instance", r.ID, r)
 		}
 	}
@@ -79,14 +82,14 @@ func TestValidateFindsProblems(t *testing.T) {
 		problems []string                    // a prefix of each problem, in order
 	}{
 		{"fail_to_pass passes on the base", nil,
-			func(v map[string]verifier) { v["p/base-target"] = reply(failing(f2p[1:]...)) },
+			func(v map[string]verifier) { v["p/base"] = reply(failing(f2p[1:]...)) },
 			[]string{"on the base commit " + f2p[0] + " is passed; a fail_to_pass test must fail there"}},
 		{"pass_to_pass tests fail on the base", nil,
-			func(v map[string]verifier) { v["p/base-regression"] = reply(failing()) },
+			func(v map[string]verifier) { v["p/base"] = reply(failing()) },
 			[]string{"on the base commit 6 pass_to_pass tests do not pass (\"" + p2p[0] + ": failed\", "}},
 		{"the base check cannot run", nil,
-			func(v map[string]verifier) { v["p/base-target"] = fails(errors.New("docker is down")) },
-			[]string{"base target: error: verifier_failed"}},
+			func(v map[string]verifier) { v["p/base"] = fails(errors.New("docker is down")) },
+			[]string{"base: error: verifier_failed"}},
 		{"the reference does not resolve", nil, func(v map[string]verifier) { v["p/target"] = reply(failing(f2p[0])) },
 			[]string{"with the reference patch the verdict is unresolved (test_failed: target: " + f2p[0]}},
 		{"a required test is not collected", nil,
@@ -140,8 +143,8 @@ func TestValidateStopsEarly(t *testing.T) {
 			"environment_broken: the tests cannot be collected on the base commit with the test patch alone"},
 		{truncated, map[string]verifier{"truncated/baseline": collects(0, required(truncated)...)},
 			`test_id_unresolved: test ID "tests/test_formatting.py::test_group_digits_negative[a" looks truncated`},
-		{noRef, map[string]verifier{"noref/baseline": collects(0, required(noRef)...), "noref/base-target": reply(failing()),
-			"noref/base-regression": reply()}, "no reference_patch: the fixed side was not checked"},
+		{noRef, map[string]verifier{"noref/baseline": collects(0, required(noRef)...),
+			"noref/base": reply(failing(noRef.failToPass...))}, "no reference_patch: the fixed side was not checked"},
 	} {
 		t.Run(tt.p.id, func(t *testing.T) {
 			r := validate(t, ValidateOptions{}, tt.verifiers, tt.p)[0]
@@ -158,6 +161,11 @@ func TestValidateResolvesTruncatedIDs(t *testing.T) {
 	p := validPair(t, "p")
 	full := "tests/test_formatting.py::test_group_digits_negative[a b]"
 	p.failToPass = []string{"tests/test_formatting.py::test_group_digits_negative[a"}
+	asksBaseFull := func(c *fakeCall) {
+		if !slices.Equal(c.Proto.Required, append([]string{full}, p.passToPass...)) {
+			c.errorf("%s requires %q, want the resolved ID and the pass_to_pass tests", c.Spec.Name, c.Proto.Required)
+		}
+	}
 	asksFull := func(c *fakeCall) {
 		if !slices.Equal(c.Proto.Required, []string{full}) {
 			c.errorf("%s requires %q, want the resolved ID", c.Spec.Name, c.Proto.Required)
@@ -165,7 +173,7 @@ func TestValidateResolvesTruncatedIDs(t *testing.T) {
 	}
 	v := soundInstance(p)
 	v["p/baseline"] = collects(0, append([]string{full}, p.passToPass...)...)
-	v["p/base-target"] = inspecting(asksFull, reply(failing()))
+	v["p/base"] = inspecting(asksBaseFull, reply(failing(full)))
 	v["p/target"] = inspecting(asksFull, reply())
 	r := validate(t, ValidateOptions{}, v, p)[0]
 	if !r.OK || !cmp.Equal(r.Resolved, map[string]string{p.failToPass[0]: full}) {

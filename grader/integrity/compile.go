@@ -15,7 +15,10 @@ func compileRule(p string, fold bool) (rule, string) {
 	body, anchored := strings.CutPrefix(p, "/")
 	body, dirOnly := strings.CutSuffix(body, "/")
 	if body == "" {
-		return rule{}, fmt.Sprintf("%q names no path; write a pattern relative to the repository root, such as \".tender/**\"", p)
+		return rule{}, fmt.Sprintf(
+			"%q names no path; write a pattern relative to the repository root, such as \".tender/**\"",
+			p,
+		)
 	}
 	if problem := componentProblem(body); problem != "" {
 		return rule{}, problem
@@ -45,9 +48,15 @@ func rawPatternProblem(p string) string {
 	case strings.ContainsRune(p, 0):
 		return fmt.Sprintf("%q contains a NUL byte", p)
 	case strings.ContainsRune(p, '\\'):
-		return fmt.Sprintf("%q contains a backslash; use '/' between components, and [*] for a literal metacharacter", p)
+		return fmt.Sprintf(
+			"%q contains a backslash; use '/' between components, and [*] for a literal metacharacter",
+			p,
+		)
 	case strings.HasPrefix(p, "//"):
-		return fmt.Sprintf("%q is a network path; use a path relative to the repository root (one leading '/' anchors it there)", p)
+		return fmt.Sprintf(
+			"%q is a network path; use a path relative to the repository root (one leading '/' anchors it there)",
+			p,
+		)
 	case hasDriveLetter(p):
 		return fmt.Sprintf("%q is an absolute Windows path; use a path relative to the repository root", p)
 	}

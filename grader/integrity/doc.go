@@ -1,8 +1,11 @@
 // Package integrity is the pre-scan that runs before any verifier starts: it decides, from the
 // paths a candidate patch touches alone, whether the pair must be rejected as an
 // integrity_violation (protected paths, evaluator-owned paths, .git components, modules that
-// would shadow the test tooling). It also holds the path Matcher that the suite loader uses to
-// compile protected_paths and restored_paths.
+// would shadow the test tooling). Under a repository's `symlinks: in-tree` it also judges the
+// symlinks a patch creates (inside the tree, and resolving to nothing protected, restored or
+// evaluator-owned) and the paths a restored link of the base tree resolves to (links.go). It
+// also holds the path Matcher that the suite loader uses to compile protected_paths and
+// restored_paths.
 //
 // integrity never reads a workspace, never runs git, a container or candidate code, and never
 // imports gitsafe, sandbox or the grader: it is a pure function of patch metadata and patterns.

@@ -56,27 +56,59 @@ var scanCases = []scanCase{
 	{name: "ZWNJ inside", change: add(".te\u200cnder/x"), want: []string{"protected_path .te\u200cnder/x"}},
 	{name: "BOM after", change: add(".tender\ufeff/x"), want: []string{"protected_path .tender\ufeff/x"}},
 	{name: "ZWJ before", change: add("\u200d.TENDER/x"), want: []string{"protected_path \u200d.TENDER/x"}},
-	{name: "delete protected", change: Change{OldPath: ".tender/x", Line: 7}, want: []string{"protected_path .tender/x"}},
-	{name: "rename into protected", change: Change{OldPath: "src/a.py", NewPath: ".tender/a.py", Line: 7}, want: []string{"protected_path .tender/a.py"}},
-	{name: "rename out of protected", change: Change{OldPath: ".tender/a.py", NewPath: "src/a.py", Line: 7}, want: []string{"protected_path .tender/a.py"}},
+	{
+		name:   "delete protected",
+		change: Change{OldPath: ".tender/x", Line: 7},
+		want:   []string{"protected_path .tender/x"},
+	},
+	{
+		name:   "rename into protected",
+		change: Change{OldPath: "src/a.py", NewPath: ".tender/a.py", Line: 7},
+		want:   []string{"protected_path .tender/a.py"},
+	},
+	{
+		name:   "rename out of protected",
+		change: Change{OldPath: ".tender/a.py", NewPath: "src/a.py", Line: 7},
+		want:   []string{"protected_path .tender/a.py"},
+	},
 	{name: "NFD protected pattern", change: add("cafe\u0301/menu"),
 		policy: func(p Policy) Policy { p.Protected = MustCompile("protected_paths", []string{"café"}, true); return p },
 		want:   []string{"protected_path cafe\u0301/menu"}},
 
 	// evaluator-owned paths
-	{name: "evaluator test file", change: modify("tests/test_hidden.py"), want: []string{"evaluator_asset tests/test_hidden.py"}},
-	{name: "evaluator case variant", change: add("TESTS/Test_Hidden.py"), want: []string{"evaluator_asset TESTS/Test_Hidden.py"}},
+	{
+		name:   "evaluator test file",
+		change: modify("tests/test_hidden.py"),
+		want:   []string{"evaluator_asset tests/test_hidden.py"},
+	},
+	{
+		name:   "evaluator case variant",
+		change: add("TESTS/Test_Hidden.py"),
+		want:   []string{"evaluator_asset TESTS/Test_Hidden.py"},
+	},
 	{name: "evaluator ancestor as file", change: add("tests/assets"), want: []string{"evaluator_asset tests/assets"}},
-	{name: "below an evaluator file", change: add("tests/test_hidden.py/x"), want: []string{"evaluator_asset tests/test_hidden.py/x"}},
+	{
+		name:   "below an evaluator file",
+		change: add("tests/test_hidden.py/x"),
+		want:   []string{"evaluator_asset tests/test_hidden.py/x"},
+	},
 
 	// .git components
 	{name: ".git", change: add(".git/config"), want: []string{"git_path .git/config"}},
-	{name: "nested .git", change: add("sub/.git/hooks/pre-commit"), want: []string{"git_path sub/.git/hooks/pre-commit"}},
+	{
+		name:   "nested .git",
+		change: add("sub/.git/hooks/pre-commit"),
+		want:   []string{"git_path sub/.git/hooks/pre-commit"},
+	},
 	{name: ".GIT", change: add(".GIT/config"), want: []string{"git_path .GIT/config"}},
 	{name: ".git trailing dot", change: add(".git./config"), want: []string{"git_path .git./config"}},
 	{name: ".git trailing space", change: add(".git /config"), want: []string{"git_path .git /config"}},
 	{name: "8.3 short name", change: add("GIT~1/config"), want: []string{"git_path GIT~1/config"}},
-	{name: "NTFS stream", change: add(".git::$INDEX_ALLOCATION/config"), want: []string{"git_path .git::$INDEX_ALLOCATION/config"}},
+	{
+		name:   "NTFS stream",
+		change: add(".git::$INDEX_ALLOCATION/config"),
+		want:   []string{"git_path .git::$INDEX_ALLOCATION/config"},
+	},
 	{name: "HFS ignorable", change: add(".g\u200cit/config"), want: []string{"git_path .g\u200cit/config"}},
 	{name: ".git file at leaf", change: add("vendor/.git"), want: []string{"git_path vendor/.git"}},
 
@@ -86,28 +118,64 @@ var scanCases = []scanCase{
 	{name: "Pytest.PY", change: add("Pytest.PY"), want: []string{"shadowing_module Pytest.PY"}},
 	{name: "pytest package", change: add("pytest/__init__.py"), want: []string{"shadowing_module pytest/__init__.py"}},
 	{name: "_pytest/", change: add("_pytest/__init__.py"), want: []string{"shadowing_module _pytest/__init__.py"}},
-	{name: "nested _pytest/", change: add("lib/_pytest/hooks.py"), want: []string{"shadowing_module lib/_pytest/hooks.py"}},
+	{
+		name:   "nested _pytest/",
+		change: add("lib/_pytest/hooks.py"),
+		want:   []string{"shadowing_module lib/_pytest/hooks.py"},
+	},
 	{name: "_pytest.py", change: add("_pytest.py"), want: []string{"shadowing_module _pytest.py"}},
 	{name: "py.py", change: add("py.py"), want: []string{"shadowing_module py.py"}},
 	{name: "pluggy/", change: add("pluggy/__init__.py"), want: []string{"shadowing_module pluggy/__init__.py"}},
 	{name: "pluggy.py", change: add("pluggy.py"), want: []string{"shadowing_module pluggy.py"}},
 	{name: "sitecustomize.py", change: add("sitecustomize.py"), want: []string{"shadowing_module sitecustomize.py"}},
 	{name: "SiteCustomize.py", change: add("SiteCustomize.py"), want: []string{"shadowing_module SiteCustomize.py"}},
-	{name: "sitecustomize ZWSP", change: add("site\u200bcustomize.py"), want: []string{"shadowing_module site\u200bcustomize.py"}},
-	{name: "sitecustomize package", change: add("sitecustomize/__init__.py"), want: []string{"shadowing_module sitecustomize/__init__.py"}},
+	{
+		name:   "sitecustomize ZWSP",
+		change: add("site\u200bcustomize.py"),
+		want:   []string{"shadowing_module site\u200bcustomize.py"},
+	},
+	{
+		name:   "sitecustomize package",
+		change: add("sitecustomize/__init__.py"),
+		want:   []string{"shadowing_module sitecustomize/__init__.py"},
+	},
 	{name: "usercustomize.py", change: add("usercustomize.py"), want: []string{"shadowing_module usercustomize.py"}},
 	{name: ".pth", change: add("evil.pth"), want: []string{"shadowing_module evil.pth"}},
 	{name: "nested .PTH", change: add("lib/x.PTH"), want: []string{"shadowing_module lib/x.PTH"}},
 	{name: ".egg-link", change: add("x.egg-link"), want: []string{"shadowing_module x.egg-link"}},
-	{name: "pycache", change: add("src/__pycache__/calc.cpython-311.pyc"), want: []string{"shadowing_module src/__pycache__/calc.cpython-311.pyc"}},
+	{
+		name:   "pycache",
+		change: add("src/__pycache__/calc.cpython-311.pyc"),
+		want:   []string{"shadowing_module src/__pycache__/calc.cpython-311.pyc"},
+	},
 	{name: "pyc beside source", change: add("src/calc.pyc"), want: []string{"shadowing_module src/calc.pyc"}},
 	{name: "pyo", change: add("calc.pyo"), want: []string{"shadowing_module calc.pyo"}},
-	{name: "binary pyc", change: Change{NewPath: "calc.pyc", Line: 7, Binary: true}, want: []string{"shadowing_module calc.pyc"}},
-	{name: "extension pytest", change: add("pytest.cpython-311-x86_64-linux-gnu.so"), want: []string{"shadowing_module pytest.cpython-311-x86_64-linux-gnu.so"}},
-	{name: "extension beside source", change: add("src/calc.abi3.so"), want: []string{"shadowing_module src/calc.abi3.so"}},
+	{
+		name:   "binary pyc",
+		change: Change{NewPath: "calc.pyc", Line: 7, Binary: true},
+		want:   []string{"shadowing_module calc.pyc"},
+	},
+	{
+		name:   "extension pytest",
+		change: add("pytest.cpython-311-x86_64-linux-gnu.so"),
+		want:   []string{"shadowing_module pytest.cpython-311-x86_64-linux-gnu.so"},
+	},
+	{
+		name:   "extension beside source",
+		change: add("src/calc.abi3.so"),
+		want:   []string{"shadowing_module src/calc.abi3.so"},
+	},
 	{name: "pyd", change: add("calc.pyd"), want: []string{"shadowing_module calc.pyd"}},
-	{name: "dist-info", change: add("evil-1.0.dist-info/entry_points.txt"), want: []string{"shadowing_module evil-1.0.dist-info/entry_points.txt"}},
-	{name: "egg-info", change: add("src/evil.egg-info/PKG-INFO"), want: []string{"shadowing_module src/evil.egg-info/PKG-INFO"}},
+	{
+		name:   "dist-info",
+		change: add("evil-1.0.dist-info/entry_points.txt"),
+		want:   []string{"shadowing_module evil-1.0.dist-info/entry_points.txt"},
+	},
+	{
+		name:   "egg-info",
+		change: add("src/evil.egg-info/PKG-INFO"),
+		want:   []string{"shadowing_module src/evil.egg-info/PKG-INFO"},
+	},
 	{name: "conftest outside restored", change: add("conftest.py"),
 		policy: func(p Policy) Policy { p.Restored = nil; return p },
 		want:   []string{"shadowing_module conftest.py"}},
@@ -124,13 +192,25 @@ var scanCases = []scanCase{
 	{name: "absolute", change: add("/etc/cron.d/x"), want: []string{"unsafe_path /etc/cron.d/x"}},
 	{name: "empty component", change: add("a//b.py"), want: []string{"unsafe_path a//b.py"}},
 	{name: "backslash", change: add(`a\..\b.py`), want: []string{`unsafe_path a\..\b.py`}},
-	{name: "symlink mode", change: Change{NewPath: "src/link", Line: 7, Mode: 0o120000}, want: []string{"unsafe_path src/link"}},
-	{name: "submodule mode", change: Change{NewPath: "vendor/lib", Line: 7, Mode: 0o160000}, want: []string{"unsafe_path vendor/lib"}},
+	{
+		name:   "symlink mode",
+		change: Change{NewPath: "src/link", Line: 7, Mode: 0o120000},
+		want:   []string{"unsafe_path src/link"},
+	},
+	{
+		name:   "submodule mode",
+		change: Change{NewPath: "vendor/lib", Line: 7, Mode: 0o160000},
+		want:   []string{"unsafe_path vendor/lib"},
+	},
 	{name: "regular mode", change: Change{NewPath: "bin/run", Line: 7, Mode: 0o100755}},
 
 	// several at once, in the documented order
 	{name: "protected shadowing git", change: add(".tender/.git/pytest.py"),
-		want: []string{"protected_path .tender/.git/pytest.py", "git_path .tender/.git/pytest.py", "shadowing_module .tender/.git/pytest.py"}},
+		want: []string{
+			"protected_path .tender/.git/pytest.py",
+			"git_path .tender/.git/pytest.py",
+			"shadowing_module .tender/.git/pytest.py",
+		}},
 	{name: "a directory named like bytecode", change: add("tests/test_hidden.pyc/x"), want: nil},
 }
 
@@ -144,7 +224,8 @@ func TestScan(t *testing.T) {
 			var got []string
 			for _, r := range Scan([]Change{tc.change}, p) {
 				got = append(got, string(r.Code)+" "+r.Path)
-				if r.Line != 7 || !strings.Contains(r.Detail, "patch line 7") || !strings.Contains(r.Detail, strconv.Quote(r.Path)) {
+				if r.Line != 7 || !strings.Contains(r.Detail, "patch line 7") ||
+					!strings.Contains(r.Detail, strconv.Quote(r.Path)) {
 					t.Errorf("reason %+v does not name the path and patch line", r)
 				}
 			}

@@ -91,5 +91,9 @@ func (r *run) deletedConfig(c configFile, base []byte) error {
 }
 
 func (r *run) unverifiable(c configFile, detail string) {
-	r.violate(report.CodeConfigUnverifiable, c.name, fmt.Sprintf("%s %s cannot be reset verifiably: %s", c.name, c.section, detail))
+	r.violate(
+		report.CodeConfigUnverifiable,
+		c.name,
+		fmt.Sprintf("%s %s cannot be reset verifiably: %s", c.name, c.section, detail),
+	)
 }

@@ -26,7 +26,12 @@ var configCases = []configCase{
 	{
 		name: "pyproject pytest table and version changed",
 		file: "pyproject.toml",
-		cand: strings.Replace(strings.Replace(baseTOML, `version = "1.0"`, `version = "1.1"`, 1), `addopts = "-q"`, `addopts = "-p evil"`, 1),
+		cand: strings.Replace(
+			strings.Replace(baseTOML, `version = "1.0"`, `version = "1.1"`, 1),
+			`addopts = "-q"`,
+			`addopts = "-p evil"`,
+			1,
+		),
 		want: strings.Replace(baseTOML, `version = "1.0"`, `version = "1.1"`, 1),
 	},
 	{
@@ -109,7 +114,12 @@ var configCases = []configCase{
 	{
 		name: "setup.cfg [tool:pytest] and metadata changed",
 		file: "setup.cfg",
-		cand: strings.Replace(strings.Replace(baseCFG, "version = 1.0", "version = 1.1", 1), "addopts = -q", "addopts = -p evil", 1),
+		cand: strings.Replace(
+			strings.Replace(baseCFG, "version = 1.0", "version = 1.1", 1),
+			"addopts = -q",
+			"addopts = -p evil",
+			1,
+		),
 		want: strings.Replace(baseCFG, "version = 1.0", "version = 1.1", 1),
 	},
 	{

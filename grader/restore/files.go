@@ -69,7 +69,11 @@ func (r *run) restoreOne(f string) error {
 		return err
 	}
 	if fi != nil && !fi.Mode().IsRegular() {
-		r.violate(report.CodeRestoreConflict, f, fmt.Sprintf("cannot restore %q: the candidate left a %s there", f, kindOf(fi.Mode())))
+		r.violate(
+			report.CodeRestoreConflict,
+			f,
+			fmt.Sprintf("cannot restore %q: the candidate left a %s there", f, kindOf(fi.Mode())),
+		)
 		return nil
 	}
 	if fi != nil {

@@ -98,7 +98,8 @@ func resetINI(name string, base, cand []byte) ([]byte, string) {
 	rIn, rOut := r.split(name)
 	bIn, _ := b.split(name)
 	_, cOut := c.split(name)
-	if r.sections[name] != b.sections[name] || !slices.EqualFunc(rIn, bIn, equalEntry) || !slices.EqualFunc(rOut, cOut, equalEntry) {
+	if r.sections[name] != b.sections[name] || !slices.EqualFunc(rIn, bIn, equalEntry) ||
+		!slices.EqualFunc(rOut, cOut, equalEntry) {
 		return nil, fmt.Sprintf("after the reset [%s] is not exactly the base's, or other values changed", name)
 	}
 	return []byte(out), ""

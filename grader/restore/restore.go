@@ -77,7 +77,15 @@ func (r *run) do() error {
 		return err
 	}
 	for _, u := range unsafe {
-		r.violate(report.CodeUnsafeEntry, u.path, fmt.Sprintf("%q is a %s; a workspace holds only regular files and directories, so nothing was restored", u.path, u.kind))
+		r.violate(
+			report.CodeUnsafeEntry,
+			u.path,
+			fmt.Sprintf(
+				"%q is a %s; a workspace holds only regular files and directories, so nothing was restored",
+				u.path,
+				u.kind,
+			),
+		)
 	}
 	if len(unsafe) > 0 {
 		return nil
@@ -104,4 +112,14 @@ func openWorkspace(dir string) (*workspace, error) {
 		return nil, fmt.Errorf("%w: %v", ErrWorkspace, err)
 	}
 	return &workspace{root: root, dirs: map[string]bool{}}, nil
+}
+
+// Resets reports whether Restore resets path, wholly or in part: a path under restored, or a
+// mixed-purpose config at the root whose test-runner section it resets. A patch that changed
+// such a file is graded on content the evaluator chose, not the candidate.
+func Resets(path string, restored *integrity.Matcher) bool {
+	if restored != nil && restored.Match(path) {
+		return true
+	}
+	return slices.ContainsFunc(configFiles, func(c configFile) bool { return c.name == path })
 }

@@ -268,7 +268,8 @@ func TestWorkspaceErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ws := range []string{filepath.Join(dir, "missing"), target, link} {
-		if _, err := Restore(ws, dirBase{dir}, defaultRestored()); err == nil || !strings.Contains(err.Error(), ErrWorkspace.Error()) {
+		if _, err := Restore(ws, dirBase{dir}, defaultRestored()); err == nil ||
+			!strings.Contains(err.Error(), ErrWorkspace.Error()) {
 			t.Errorf("Restore(%s) error = %v, want ErrWorkspace", ws, err)
 		}
 	}

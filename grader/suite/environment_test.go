@@ -2,6 +2,8 @@ package suite
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -66,7 +68,8 @@ func TestLoadEnvironments(t *testing.T) {
 		t.Fatal(err)
 	}
 	deb, file := s.Environments["deb"], s.Environments["file"]
-	if !slices.Contains(deb.Recipe.Packages, "python3-tz") || !slices.Contains(deb.Recipe.Packages, "python3-pytest") || deb.Recipe.Suite != "bookworm" {
+	if !slices.Contains(deb.Recipe.Packages, "python3-tz") || !slices.Contains(deb.Recipe.Packages, "python3-pytest") ||
+		deb.Recipe.Suite != "bookworm" {
 		t.Errorf("debian recipe %+v: want the pytest recipe plus python3-tz", deb.Recipe)
 	}
 	base, _ := sandbox.BuiltinRecipe(sandbox.ImagePytest)
@@ -123,7 +126,8 @@ func TestLoadWithoutEnvironments(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := s.VerifierFor(s.Pairs[0])
-	if v.Image != DefaultImage || len(s.Environments) != 0 || s.Pairs[0].Environment != "" || len(s.UsedEnvironments(s.Pairs)) != 0 {
+	if v.Image != DefaultImage || len(s.Environments) != 0 || s.Pairs[0].Environment != "" ||
+		len(s.UsedEnvironments(s.Pairs)) != 0 {
 		t.Errorf("verifier %+v, environments %v", v, s.Environments)
 	}
 }
@@ -135,35 +139,176 @@ func TestMalformedEnvironments(t *testing.T) {
 		name, manifest, field string
 		want                  []string
 	}{
-		{"unknown pair environment", sub("environment: file", "environment: nope"), "pairs[1].environment", []string{`"nope"`, "known: deb, deb-again, file, pinned"}},
-		{"unknown repository environment", sub("environment: deb", "environment: nope"), "repositories.r.environment", []string{`"nope"`}},
-		{"two kinds", sub("    dockerfile: envs/file/Dockerfile", "    dockerfile: envs/file/Dockerfile\n    image: "+pinnedID), "environments.file", []string{"sets 2", "exactly one"}},
+		{
+			"unknown pair environment",
+			sub("environment: file", "environment: nope"),
+			"pairs[1].environment",
+			[]string{`"nope"`, "known: deb, deb-again, file, pinned"},
+		},
+		{
+			"unknown repository environment",
+			sub("environment: deb", "environment: nope"),
+			"repositories.r.environment",
+			[]string{`"nope"`},
+		},
+		{
+			"two kinds",
+			sub("    dockerfile: envs/file/Dockerfile", "    dockerfile: envs/file/Dockerfile\n    image: "+pinnedID),
+			"environments.file",
+			[]string{"sets 2", "exactly one"},
+		},
 		{"no kind", sub("    image: "+pinnedID+"\n", ""), "environments.pinned", []string{"sets 0"}},
-		{"bad environment name", sub("  deb:\n", "  \"-deb\":\n"), "environments.-deb", []string{"not a valid environment name"}},
-		{"unpinned image", sub(pinnedID, "tender-verifier/pytest:latest"), "environments.pinned.image", []string{"not pinned", "sha256"}},
+		{
+			"bad environment name",
+			sub("  deb:\n", "  \"-deb\":\n"),
+			"environments.-deb",
+			[]string{"not a valid environment name"},
+		},
+		{
+			"unpinned image",
+			sub(pinnedID, "tender-verifier/pytest:latest"),
+			"environments.pinned.image",
+			[]string{"not pinned", "sha256"},
+		},
 		{"short image id", sub(pinnedID, "sha256:0123"), "environments.pinned.image", []string{"not pinned"}},
-		{"dockerfile missing", sub("envs/file/Dockerfile", "envs/file/Nope"), "environments.file.dockerfile", []string{"does not exist"}},
-		{"dockerfile escapes", sub("envs/file/Dockerfile", "../Dockerfile"), "environments.file.dockerfile", []string{`".."`}},
-		{"dockerfile absolute", sub("envs/file/Dockerfile", "/etc/Dockerfile"), "environments.file.dockerfile", []string{"relative"}},
-		{"dockerfile at the top", sub("envs/file/Dockerfile", "pairs/p1/issue.md\n  x:\n    dockerfile: tender.yaml"), "environments.x.dockerfile", []string{"build context", "directory of its own"}},
-		{"context holds a pair's file", sub("envs/file/Dockerfile", "pairs/p1/issue.md"), "environments.file.dockerfile", []string{"pairs/p1/issue.md", "pair p1"}},
-		{"bad package", sub("[python3-tz]", "[\"python3-tz; rm -rf /\"]"), "environments.deb.debian.packages[0]", []string{"not a Debian package name"}},
-		{"option-like package", sub("[python3-tz]", "[--allow-unauthenticated]"), "environments.deb.debian.packages[0]", []string{"not a Debian package name"}},
-		{"package already there", sub("[python3-tz]", "[python3-pytest]"), "environments.deb.debian.packages[0]", []string{"already"}},
-		{"bad debian suite", sub("      packages: [python3-tz]", "      suite: \"bookworm main\"\n      packages: [python3-tz]"), "environments.deb.debian.suite", []string{"not a Debian suite"}},
-		{"unknown environment key", sub("    python_path: []", "    python_path: []\n    packages: [x]"), "", []string{`unknown key "packages"`}},
-		{"empty environment setup", sub("    setup: []", "    setup: [[]]"), "environments.pinned.setup[0]", []string{"empty"}},
-		{"python_path absolute", sub("python_path: [src]", "python_path: [/src]"), "verifier.python_path[0]", []string{"clean relative directory"}},
-		{"python_path dotdot", sub("python_path: [src]", "python_path: [../src]"), "verifier.python_path[0]", []string{"clean relative directory"}},
-		{"python_path unclean", sub("python_path: [src]", "python_path: [src/../lib]"), "verifier.python_path[0]", []string{"clean relative directory"}},
+		{
+			"dockerfile missing",
+			sub("envs/file/Dockerfile", "envs/file/Nope"),
+			"environments.file.dockerfile",
+			[]string{"does not exist"},
+		},
+		{
+			"dockerfile escapes",
+			sub("envs/file/Dockerfile", "../Dockerfile"),
+			"environments.file.dockerfile",
+			[]string{`".."`},
+		},
+		{
+			"dockerfile absolute",
+			sub("envs/file/Dockerfile", "/etc/Dockerfile"),
+			"environments.file.dockerfile",
+			[]string{"relative"},
+		},
+		{
+			"dockerfile at the top",
+			sub("envs/file/Dockerfile", "pairs/p1/issue.md\n  x:\n    dockerfile: tender.yaml"),
+			"environments.x.dockerfile",
+			[]string{"build context", "directory of its own"},
+		},
+		{
+			"context holds a pair's file",
+			sub("envs/file/Dockerfile", "pairs/p1/issue.md"),
+			"environments.file.dockerfile",
+			[]string{"pairs/p1/issue.md", "pair p1"},
+		},
+		{
+			"bad package",
+			sub("[python3-tz]", "[\"python3-tz; rm -rf /\"]"),
+			"environments.deb.debian.packages[0]",
+			[]string{"not a Debian package name"},
+		},
+		{
+			"option-like package",
+			sub("[python3-tz]", "[--allow-unauthenticated]"),
+			"environments.deb.debian.packages[0]",
+			[]string{"not a Debian package name"},
+		},
+		{
+			"package already there",
+			sub("[python3-tz]", "[python3-pytest]"),
+			"environments.deb.debian.packages[0]",
+			[]string{"already"},
+		},
+		{
+			"bad debian suite",
+			sub("      packages: [python3-tz]", "      suite: \"bookworm main\"\n      packages: [python3-tz]"),
+			"environments.deb.debian.suite",
+			[]string{"not a Debian suite"},
+		},
+		{
+			"unknown environment key",
+			sub("    python_path: []", "    python_path: []\n    packages: [x]"),
+			"",
+			[]string{`unknown key "packages"`},
+		},
+		{
+			"empty environment setup",
+			sub("    setup: []", "    setup: [[]]"),
+			"environments.pinned.setup[0]",
+			[]string{"empty"},
+		},
+		{
+			"python_path absolute",
+			sub("python_path: [src]", "python_path: [/src]"),
+			"verifier.python_path[0]",
+			[]string{"clean relative directory"},
+		},
+		{
+			"python_path dotdot",
+			sub("python_path: [src]", "python_path: [../src]"),
+			"verifier.python_path[0]",
+			[]string{"clean relative directory"},
+		},
+		{
+			"python_path unclean",
+			sub("python_path: [src]", "python_path: [src/../lib]"),
+			"verifier.python_path[0]",
+			[]string{"clean relative directory"},
+		},
+		{
+			"python_path with a colon",
+			sub("python_path: [src]", "python_path: [\"src:lib\"]"),
+			"verifier.python_path[0]",
+			[]string{"PYTHONPATH", "rename"},
+		},
 		{"python_path dot", sub("python_path: [src]", "python_path: [.]"), "verifier.python_path[0]", nil},
-		{"python_path twice", sub("python_path: [src]", "python_path: [src, src]"), "verifier.python_path[1]", []string{"twice"}},
-		{"environment python_path", sub("    python_path: []", "    python_path: [a//b]"), "environments.file.python_path[0]", nil},
-		{"python_path for go", sub("  python_path: [src]", "  runner: go"), "environments.deb.debian", []string{"runner is go"}},
-		{"environment python_path for go", strings.Replace(goodSuite, "pairs:", "verifier: {runner: go}\nenvironments:\n  e: {image: "+pinnedID+", python_path: [src]}\npairs:", 1), "environments.e.python_path", []string{"runner: pytest only"}},
-		{"PYTHONPATH in env", sub("  setup: [[\"true\"]]", "  setup: [[\"true\"]]\n  env: {PYTHONPATH: src}"), "verifier.env.PYTHONPATH", []string{"python_path"}},
-		{"other PYTHON var in env", sub("  setup: [[\"true\"]]", "  setup: [[\"true\"]]\n  env: {PYTHONSAFEPATH: \"1\"}"), "verifier.env.PYTHONSAFEPATH", []string{"Tender sets the interpreter's flags itself"}},
-		{"PYTHONPATH passed", sub("  setup: [[\"true\"]]", "  setup: [[\"true\"]]\n  pass_env: [PYTHONPATH]"), "verifier.pass_env[0]", []string{"python_path"}},
+		{
+			"python_path twice",
+			sub("python_path: [src]", "python_path: [src, src]"),
+			"verifier.python_path[1]",
+			[]string{"twice"},
+		},
+		{
+			"environment python_path",
+			sub("    python_path: []", "    python_path: [a//b]"),
+			"environments.file.python_path[0]",
+			nil,
+		},
+		{
+			"python_path for go",
+			sub("  python_path: [src]", "  runner: go"),
+			"environments.deb.debian",
+			[]string{"runner is go"},
+		},
+		{
+			"environment python_path for go",
+			strings.Replace(
+				goodSuite,
+				"pairs:",
+				"verifier: {runner: go}\nenvironments:\n  e: {image: "+pinnedID+", python_path: [src]}\npairs:",
+				1,
+			),
+			"environments.e.python_path",
+			[]string{"runner: pytest only"},
+		},
+		{
+			"PYTHONPATH in env",
+			sub("  setup: [[\"true\"]]", "  setup: [[\"true\"]]\n  env: {PYTHONPATH: src}"),
+			"verifier.env.PYTHONPATH",
+			[]string{"python_path"},
+		},
+		{
+			"other PYTHON var in env",
+			sub("  setup: [[\"true\"]]", "  setup: [[\"true\"]]\n  env: {PYTHONSAFEPATH: \"1\"}"),
+			"verifier.env.PYTHONSAFEPATH",
+			[]string{"Tender sets the interpreter's flags itself"},
+		},
+		{
+			"PYTHONPATH passed",
+			sub("  setup: [[\"true\"]]", "  setup: [[\"true\"]]\n  pass_env: [PYTHONPATH]"),
+			"verifier.pass_env[0]",
+			[]string{"python_path"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -182,5 +327,40 @@ func TestMalformedEnvironments(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEnvironmentContextCap: a build context the size of a real stack (pyvista's VTK, 265 MiB)
+// loads; one over MaxEnvContext is refused, before any file is digested, by a line that names
+// the environment, the cap and what to do.
+func TestEnvironmentContextCap(t *testing.T) {
+	dir := writeLoadSuite(t, envSuite, envFiles)
+	sparseFile(t, filepath.Join(dir, "envs", "file", "vtk.tar"), 300<<20)
+	s, err := Load(dir, LoadOptions{})
+	if err != nil {
+		t.Fatalf("a 300 MiB build context: %v", err)
+	}
+	if s.Files["envs/file/vtk.tar"] == "" {
+		t.Error("the stack is not among the suite's digested files")
+	}
+	sparseFile(t, filepath.Join(dir, "envs", "file", "vtk.tar"), MaxEnvContext)
+	_, err = Load(dir, LoadOptions{})
+	var le *LoadError
+	if !errors.As(err, &le) || le.Field != "environments.file.dockerfile" ||
+		!strings.Contains(le.Msg, "envs/file/ holds more than 2 GiB, Tender's cap for one (MaxEnvContext)") ||
+		!strings.Contains(le.Msg, "network:") {
+		t.Errorf("a context over the cap: %v", err)
+	}
+}
+
+func sparseFile(t *testing.T, name string, size int64) {
+	t.Helper()
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -16,7 +16,8 @@ func TestImportSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sw := s.Import.SWEBench; s.Import.Model != "m-x" || sw == nil || !slices.Equal(sw.NoPrediction, []string{"a-1"}) ||
+	if sw := s.Import.SWEBench; s.Import.Model != "m-x" || sw == nil ||
+		!slices.Equal(sw.NoPrediction, []string{"a-1"}) ||
 		!slices.Equal(sw.NotImported, []string{"a-2"}) {
 		t.Errorf("import section %+v", s.Import)
 	}
@@ -32,7 +33,8 @@ func TestImportSection(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Load(writeLoadSuite(t, section(tt.section), nil), LoadOptions{})
 			var le *LoadError
-			if !errors.As(err, &le) || le.File != SuiteFile || le.Field != tt.field || !strings.Contains(err.Error(), tt.want) {
+			if !errors.As(err, &le) || le.File != SuiteFile || le.Field != tt.field ||
+				!strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err %v, want %s: %s: ...%s", err, SuiteFile, tt.field, tt.want)
 			}
 		})

@@ -45,7 +45,9 @@ type SuiteDoc struct {
 	Environments   map[string]EnvironmentDoc `yaml:"environments,omitempty"`
 	ProtectedPaths *[]string                 `yaml:"protected_paths,omitempty"`
 	RestoredPaths  *[]string                 `yaml:"restored_paths,omitempty"`
-	Flaky          string                    `yaml:"flaky,omitempty"` // FlakyFailed (default) or FlakyExcluded
+	Flaky          string                    `yaml:"flaky,omitempty"`         // FlakyFailed (default) or FlakyExcluded
+	AmbiguousIDs   string                    `yaml:"ambiguous_ids,omitempty"` // AmbiguousError (default) or All
+	Apply          string                    `yaml:"apply,omitempty"`         // strict (default) or swebench
 	Pairs          []PairDoc                 `yaml:"pairs,omitempty"`
 	// PairsFile names a JSON Lines file in the suite that holds the pairs, one object a line
 	// with the keys of a pair in tender.yaml: a suite of thousands of pairs does not fit the
@@ -59,6 +61,9 @@ type RepoDoc struct {
 	URL        string `yaml:"url,omitempty"`
 	// Environment names the environment its pairs run in, unless a pair names its own.
 	Environment string `yaml:"environment,omitempty"`
+	// Symlinks says what its trees may hold at mode 120000: "refuse" (the default) or
+	// "in-tree" (relative links that stay inside the tree; gitsafe.SymlinksInTree).
+	Symlinks string `yaml:"symlinks,omitempty"`
 }
 
 type VerifierDoc struct {
@@ -75,23 +80,24 @@ type VerifierDoc struct {
 	Env     map[string]string `yaml:"env,omitempty"`
 	PassEnv []string          `yaml:"pass_env,omitempty"`
 	Plugins []string          `yaml:"plugins,omitempty"`
+	Ini     map[string]string `yaml:"ini,omitempty"` // -o KEY=VALUE for pytest (pytestopts.go)
 	// PythonPath lists workspace-relative directories put on sys.path after pytest (src/ layouts).
 	PythonPath []string `yaml:"python_path,omitempty"`
 }
 
 type PairDoc struct {
-	ID             string    `yaml:"id,omitempty" json:"id,omitempty"`
-	Repository     string    `yaml:"repository,omitempty" json:"repository,omitempty"`
-	Environment    string    `yaml:"environment,omitempty" json:"environment,omitempty"`
-	BaseCommit     string    `yaml:"base_commit,omitempty" json:"base_commit,omitempty"`
-	Issue          string    `yaml:"issue,omitempty" json:"issue,omitempty"`
-	Patch          string    `yaml:"patch,omitempty" json:"patch,omitempty"`
-	TestPatch      string    `yaml:"test_patch,omitempty" json:"test_patch,omitempty"`
-	Assets         string    `yaml:"assets,omitempty" json:"assets,omitempty"`
+	ID             string    `yaml:"id,omitempty"              json:"id,omitempty"`
+	Repository     string    `yaml:"repository,omitempty"      json:"repository,omitempty"`
+	Environment    string    `yaml:"environment,omitempty"     json:"environment,omitempty"`
+	BaseCommit     string    `yaml:"base_commit,omitempty"     json:"base_commit,omitempty"`
+	Issue          string    `yaml:"issue,omitempty"           json:"issue,omitempty"`
+	Patch          string    `yaml:"patch,omitempty"           json:"patch,omitempty"`
+	TestPatch      string    `yaml:"test_patch,omitempty"      json:"test_patch,omitempty"`
+	Assets         string    `yaml:"assets,omitempty"          json:"assets,omitempty"`
 	ReferencePatch string    `yaml:"reference_patch,omitempty" json:"reference_patch,omitempty"`
-	FailToPass     *[]string `yaml:"fail_to_pass,omitempty" json:"fail_to_pass,omitempty"`
-	PassToPass     *[]string `yaml:"pass_to_pass,omitempty" json:"pass_to_pass,omitempty"`
-	Expect         string    `yaml:"expect,omitempty" json:"expect,omitempty"`
+	FailToPass     *[]string `yaml:"fail_to_pass,omitempty"    json:"fail_to_pass,omitempty"`
+	PassToPass     *[]string `yaml:"pass_to_pass,omitempty"    json:"pass_to_pass,omitempty"`
+	Expect         string    `yaml:"expect,omitempty"          json:"expect,omitempty"`
 }
 
 var (
@@ -131,6 +137,9 @@ func (l *loader) load(opts LoadOptions) (*Suite, error) {
 	}
 	s, err := l.build(raw, lines, opts)
 	if err != nil {
+		return nil, err
+	}
+	if err := l.contextSizes(s); err != nil { // before digesting: a huge context fails at once
 		return nil, err
 	}
 	if s.Files, err = l.digestTree(); err != nil {
@@ -192,7 +201,11 @@ func (l *loader) yamlError(err error, doc *yaml.Node) error {
 	for i, m := range msgs {
 		m = strings.TrimSpace(m)
 		if k, ok := unknownField(m); ok {
-			m = fmt.Sprintf("%sunknown key %q; remove it or fix its spelling (the README lists every key)", linePrefix(m), k)
+			m = fmt.Sprintf(
+				"%sunknown key %q; remove it or fix its spelling (the README lists every key)",
+				linePrefix(m),
+				k,
+			)
 		} else if doc != nil {
 			if f, text, ok := typeError(m, doc); ok {
 				if field == "" {
@@ -260,6 +273,13 @@ func (l *loader) build(raw *SuiteDoc, lines []int, opts LoadOptions) (*Suite, er
 	if s.Flaky, err = l.flaky(raw.Flaky); err != nil {
 		return nil, err
 	}
+	if s.AmbiguousIDs, err = l.ambiguousIDs(raw.AmbiguousIDs); err != nil {
+		return nil, err
+	}
+	if s.Apply, err = gitsafe.ParseApplyPolicy(raw.Apply); err != nil {
+		return nil, l.errf("apply", "is %q; write strict (git apply alone, the default) or swebench "+
+			"(SWE-bench's chain: git apply, then git apply --reject, then a fuzzed apply)", raw.Apply)
+	}
 	if s.Environments, err = l.environments(raw.Environments, s.Verifier.Runner); err != nil {
 		return nil, err
 	}
@@ -267,11 +287,22 @@ func (l *loader) build(raw *SuiteDoc, lines []int, opts LoadOptions) (*Suite, er
 	for _, id := range slices.Sorted(maps.Keys(raw.Repositories)) {
 		name := raw.Repositories[id].Environment
 		if _, ok := s.Environments[name]; name != "" && !ok {
-			return nil, l.errf("repositories."+id+".environment", "%q is not in environments (known: %s)", name, knownNames(s.Environments))
+			return nil, l.errf(
+				"repositories."+id+".environment",
+				"%q is not in environments (known: %s)",
+				name,
+				knownNames(s.Environments),
+			)
 		}
 		s.repoEnv[id] = name
 	}
-	s.ProtectedPaths, s.RestoredPaths = orDefault(raw.ProtectedPaths, integrity.DefaultProtected), orDefault(raw.RestoredPaths, integrity.DefaultRestored)
+	s.ProtectedPaths, s.RestoredPaths = orDefault(
+		raw.ProtectedPaths,
+		integrity.DefaultProtected,
+	), orDefault(
+		raw.RestoredPaths,
+		integrity.DefaultRestored,
+	)
 	if s.Protected, err = l.patterns("protected_paths", s.ProtectedPaths, true); err != nil {
 		return nil, err
 	}
@@ -298,13 +329,21 @@ func (l *loader) build(raw *SuiteDoc, lines []int, opts LoadOptions) (*Suite, er
 			return nil, err
 		}
 		if j, dup := seen[p.ID]; dup {
-			return nil, l.errf(fmt.Sprintf("pairs[%d].id", i), "%q is also the id of pairs[%d]; pair ids must be unique", p.ID, j)
+			return nil, l.errf(
+				fmt.Sprintf("pairs[%d].id", i),
+				"%q is also the id of pairs[%d]; pair ids must be unique",
+				p.ID,
+				j,
+			)
 		}
 		seen[p.ID] = i
 		if i < len(lines) {
 			p.Line = lines[i]
 		}
 		s.Pairs = append(s.Pairs, p)
+	}
+	if err := l.instanceImages(s); err != nil {
+		return nil, err
 	}
 	l.manifest = SuiteFile
 	if s.Import, err = l.importInfo(raw.Import, seen); err != nil {
@@ -321,7 +360,26 @@ func (l *loader) flaky(v string) (string, error) {
 	case FlakyExcluded:
 		return FlakyExcluded, nil
 	}
-	return "", l.errf("flaky", "is %q; write failed (a flaky required test counts as failed, the default) or excluded (a flaky pass_to_pass test is dropped)", v)
+	return "", l.errf(
+		"flaky",
+		"is %q; write failed (a flaky required test counts as failed, the default) or excluded (a flaky pass_to_pass test is dropped)",
+		v,
+	)
+}
+
+// ambiguousIDs reads the suite's policy for a truncated test ID that names several tests.
+func (l *loader) ambiguousIDs(v string) (string, error) {
+	switch v {
+	case "", AmbiguousError:
+		return AmbiguousError, nil
+	case AmbiguousAll:
+		return AmbiguousAll, nil
+	}
+	return "", l.errf(
+		"ambiguous_ids",
+		"is %q; write error (such a pair has no verdict, the default) or all (every test the ID names is required)",
+		v,
+	)
 }
 
 func orDefault(given *[]string, defaults []string) []string {
@@ -341,7 +399,10 @@ func (l *loader) patterns(field string, pats []string, fold bool) (*integrity.Ma
 
 func (l *loader) repositories(raw map[string]RepoDoc, mapped map[string]string) (map[string]RepoSource, error) {
 	if len(raw) == 0 {
-		return nil, l.errf("repositories", "is empty; vendor each repository as a bundle or fast-export stream and name it here")
+		return nil, l.errf(
+			"repositories",
+			"is empty; vendor each repository as a bundle or fast-export stream and name it here",
+		)
 	}
 	out := map[string]RepoSource{}
 	for _, id := range slices.Sorted(maps.Keys(raw)) {
@@ -352,18 +413,32 @@ func (l *loader) repositories(raw map[string]RepoDoc, mapped map[string]string) 
 		}
 		for _, v := range []string{r.URL, r.Bundle, r.FastExport} {
 			if v != "" && (r.URL != "" || reRemote.MatchString(v)) {
-				return nil, l.errf(field, "names a remote source (%q): remote repository sources are disabled; vendor it as a bundle or fast-export stream, or map it to a local clone with --repo %s=PATH", v, id)
+				return nil, l.errf(
+					field,
+					"names a remote source (%q): remote repository sources are disabled; vendor it as a bundle or fast-export stream, or map it to a local clone with --repo %s=PATH",
+					v,
+					id,
+				)
 			}
 		}
 		src, err := l.repoSource(field, id, r, mapped[id])
 		if err != nil {
 			return nil, err
 		}
+		if src.Symlinks, err = gitsafe.ParseSymlinks(r.Symlinks); err != nil {
+			return nil, l.errf(field+".symlinks", "%q is not a setting; use refuse (the default) or in-tree (relative "+
+				"symlinks that stay inside the tree)", r.Symlinks)
+		}
 		out[id] = src
 	}
 	for _, id := range slices.Sorted(maps.Keys(mapped)) {
 		if _, ok := raw[id]; !ok {
-			return nil, usageErrorf("--repo %s=...: the suite has no repository %q (it has: %s)", id, id, strings.Join(slices.Sorted(maps.Keys(raw)), ", "))
+			return nil, usageErrorf(
+				"--repo %s=...: the suite has no repository %q (it has: %s)",
+				id,
+				id,
+				strings.Join(slices.Sorted(maps.Keys(raw)), ", "),
+			)
 		}
 	}
 	return out, nil
@@ -392,7 +467,11 @@ func (l *loader) repoSource(field, id string, r RepoDoc, clone string) (RepoSour
 		}
 		return RepoSource{FastExport: r.FastExport}, nil
 	}
-	return RepoSource{}, l.errf(field, "has no source; set bundle or fast_export to a file in the suite, or pass --repo %s=PATH", id)
+	return RepoSource{}, l.errf(
+		field,
+		"has no source; set bundle or fast_export to a file in the suite, or pass --repo %s=PATH",
+		id,
+	)
 }
 
 // usageErrorf is an operator error (a flag), not a suite file error; it still wraps ErrBadSuite
@@ -404,19 +483,32 @@ func usageErrorf(format string, a ...any) error {
 func (l *loader) pair(i int, r *PairDoc, s *Suite) (*Pair, error) {
 	f := func(name string) string { return fmt.Sprintf("pairs[%d].%s", i, name) }
 	if !report.ValidID(r.ID) {
-		return nil, l.errf(f("id"), "is %q; use 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit", r.ID)
+		return nil, l.errf(
+			f("id"),
+			"is %q; use 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit",
+			r.ID,
+		)
 	}
 	p := &Pair{ID: r.ID, Repository: r.Repository, BaseCommit: r.BaseCommit, IssuePath: r.Issue, PatchPath: r.Patch,
 		TestPatchPath: r.TestPatch, AssetsPath: r.Assets, ReferencePath: r.ReferencePatch}
 	if _, ok := s.Repositories[r.Repository]; !ok {
-		return nil, l.errf(f("repository"), "%q is not in repositories (known: %s)", r.Repository, strings.Join(slices.Sorted(maps.Keys(s.Repositories)), ", "))
+		return nil, l.errf(
+			f("repository"),
+			"%q is not in repositories (known: %s)",
+			r.Repository,
+			strings.Join(slices.Sorted(maps.Keys(s.Repositories)), ", "),
+		)
 	}
 	var err error
 	if p.Environment, err = l.pairEnvironment(f("environment"), r, s); err != nil {
 		return nil, err
 	}
 	if !gitsafe.IsObjectID(r.BaseCommit) {
-		return nil, l.errf(f("base_commit"), "%q is not a full commit id; give all 40 lowercase hex digits", r.BaseCommit)
+		return nil, l.errf(
+			f("base_commit"),
+			"%q is not a full commit id; give all 40 lowercase hex digits",
+			r.BaseCommit,
+		)
 	}
 	if p.Issue, err = l.requiredFile(f("issue"), r.Issue, MaxIssue); err != nil {
 		return nil, err
@@ -446,7 +538,11 @@ func (l *loader) pair(i int, r *PairDoc, s *Suite) (*Pair, error) {
 	}
 	if r.Expect != "" {
 		if p.Expect = report.Verdict(r.Expect); !p.Expect.Valid() {
-			return nil, l.errf(f("expect"), "%q is not a verdict; use resolved, unresolved, integrity_violation or error", r.Expect)
+			return nil, l.errf(
+				f("expect"),
+				"%q is not a verdict; use resolved, unresolved, integrity_violation or error",
+				r.Expect,
+			)
 		}
 	}
 	p.Digests = report.Digests{Patch: p.patchDigest, Issue: sha(p.Issue), Assets: assetsDigest(p.Assets)}
@@ -460,7 +556,10 @@ func (l *loader) pair(i int, r *PairDoc, s *Suite) (*Pair, error) {
 // the suite's: the pair is refused when graded, and the rest of the batch goes on.
 func (l *loader) candidatePatch(field, rel string) (data []byte, oversize bool, digest string, err error) {
 	if rel == "" {
-		return nil, false, "", l.errf(field, "is missing; give a file path relative to the suite directory (an empty file means an empty patch)")
+		return nil, false, "", l.errf(
+			field,
+			"is missing; give a file path relative to the suite directory (an empty file means an empty patch)",
+		)
 	}
 	if data, ok := l.read[rel]; ok && int64(len(data)) <= MaxPatch {
 		return data, false, sha(data), nil // checked and read for an earlier pair
@@ -503,7 +602,8 @@ func (l *loader) testList(field string, list *[]string, required bool) ([]string
 func TestIDProblem(list []string) (int, string) {
 	seen := map[string]bool{}
 	for j, id := range list {
-		if strings.TrimSpace(id) == "" || strings.HasPrefix(id, "-") || len(id) > 2000 || !utf8.ValidString(id) || strings.ContainsAny(id, "\x00\n\r") {
+		if strings.TrimSpace(id) == "" || strings.HasPrefix(id, "-") || len(id) > 2000 || !utf8.ValidString(id) ||
+			strings.ContainsAny(id, "\x00\n\r") {
 			return j, fmt.Sprintf("%.200q is not a usable test ID; give a node id like tests/test_x.py::test_y", id)
 		}
 		if strings.Contains(id, "::") && shapeOf(id) == idUnbalanced {
@@ -573,7 +673,13 @@ func (l *loader) checkFile(field, rel string, limit int64) (string, error) {
 		return "", l.errf(field, "%s is not a regular file", rel)
 	}
 	if info.Size() > limit {
-		return "", l.errf(field, "%s is %d bytes, over the cap of %d; shrink it or split the pair", rel, info.Size(), limit)
+		return "", l.errf(
+			field,
+			"%s is %d bytes, over the cap of %d; shrink it or split the pair",
+			rel,
+			info.Size(),
+			limit,
+		)
 	}
 	return full, nil
 }
@@ -634,7 +740,13 @@ func (l *loader) readAssets(field, rel string) ([]Asset, error) {
 			return err
 		}
 		if total += fi.Size(); fi.Size() > MaxAssetFile || total > MaxAssetsTotal {
-			return l.errf(field, "%s is over the asset size caps (%d per file, %d in all)", rel, MaxAssetFile, MaxAssetsTotal)
+			return l.errf(
+				field,
+				"%s is over the asset size caps (%d per file, %d in all)",
+				rel,
+				MaxAssetFile,
+				MaxAssetsTotal,
+			)
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -660,7 +772,10 @@ func (l *loader) digestTree() (map[string]string, error) {
 		rel, _ := filepath.Rel(l.dir, p)
 		rel = filepath.ToSlash(rel)
 		if err != nil {
-			return &LoadError{File: rel, Msg: fmt.Sprintf("cannot be read (%v); make it readable to the user running tender", pathErr(err))}
+			return &LoadError{
+				File: rel,
+				Msg:  fmt.Sprintf("cannot be read (%v); make it readable to the user running tender", pathErr(err)),
+			}
 		}
 		if d.IsDir() {
 			return nil
@@ -670,7 +785,10 @@ func (l *loader) digestTree() (map[string]string, error) {
 		}
 		sum, err := fileDigest(p)
 		if err != nil {
-			return &LoadError{File: rel, Msg: fmt.Sprintf("cannot be read (%v); make it readable to the user running tender", pathErr(err))}
+			return &LoadError{
+				File: rel,
+				Msg:  fmt.Sprintf("cannot be read (%v); make it readable to the user running tender", pathErr(err)),
+			}
 		}
 		files[rel] = sum
 		return nil
@@ -739,8 +857,18 @@ func inputDigest(s *Suite, p *Pair) (string, error) {
 		"repo": srcDigest, "base": p.BaseCommit, "digests": p.Digests, "ref": sha(p.ReferencePatch),
 		"f2p": p.FailToPass, "p2p": p.PassToPass, "expect": p.Expect,
 	}
+	// Each policy only when it is not the default: the digests of today's suites stay as they are.
+	if src.Symlinks == gitsafe.SymlinksInTree {
+		m["symlinks"] = src.Symlinks
+	}
 	if s.Flaky != FlakyFailed {
-		m["flaky"] = s.Flaky // only when set: the digests of today's suites stay as they are
+		m["flaky"] = s.Flaky
+	}
+	if s.AmbiguousIDs != AmbiguousError {
+		m["ambiguous_ids"] = s.AmbiguousIDs
+	}
+	if s.Apply != gitsafe.ApplyStrict {
+		m["apply"] = s.Apply
 	}
 	doc, err := json.Marshal(m)
 	if err != nil {

@@ -27,13 +27,33 @@ func TestHostileSuites(t *testing.T) {
 		{"timeout 999ms", verifier("timeout: 999ms"), "verifier.timeout", []string{"between 1s and 24h"}},
 		{"NUL in env value", verifier(`env: {A: "x\0y"}`), "verifier.env.A", []string{"NUL"}},
 		{"NUL in setup argv", verifier(`setup: [["make", "a\0b"]]`), "verifier.setup[0][1]", []string{"NUL"}},
-		{"NUL in a test id", sub(`fail_to_pass: ["tests/test_a.py::test_a"]`, `fail_to_pass: ["tests/test_a.py::test_\0a"]`), "pairs[0].fail_to_pass[0]", []string{"NUL"}},
+		{
+			"NUL in a test id",
+			sub(`fail_to_pass: ["tests/test_a.py::test_a"]`, `fail_to_pass: ["tests/test_a.py::test_\0a"]`),
+			"pairs[0].fail_to_pass[0]",
+			[]string{"NUL"},
+		},
 		{"unknown tag", sub("name: t", "name: !evil t"), "name", []string{`tag "!evil"`}},
 		{"binary tag", sub("name: t", "name: !!binary dA=="), "name", []string{`tag "!!binary"`}},
-		{"list for a string", sub("issue: pairs/p1/issue.md", "issue: [pairs/p1/issue.md]"), "pairs[0].issue", []string{"line 10", "a list", "want a string"}},
-		{"mapping for the pairs", sub("pairs:\n  - id: p1", "pairs:\n  x:\n    id: p1"), "pairs", []string{"a mapping", "want a list"}},
+		{
+			"list for a string",
+			sub("issue: pairs/p1/issue.md", "issue: [pairs/p1/issue.md]"),
+			"pairs[0].issue",
+			[]string{"line 10", "a list", "want a string"},
+		},
+		{
+			"mapping for the pairs",
+			sub("pairs:\n  - id: p1", "pairs:\n  x:\n    id: p1"),
+			"pairs",
+			[]string{"a mapping", "want a list"},
+		},
 		{"string for a number", verifier("pids: many"), "verifier.pids", []string{`"many"`, "want a whole number"}},
-		{"list for the repositories", sub("repositories:\n  r:\n    fast_export: repos/r.fi", "repositories:\n  - r"), "repositories", []string{"a list", "want a mapping"}},
+		{
+			"list for the repositories",
+			sub("repositories:\n  r:\n    fast_export: repos/r.fi", "repositories:\n  - r"),
+			"repositories",
+			[]string{"a list", "want a mapping"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,14 +93,22 @@ func TestInputDigestNeverOfNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	if a.Pairs[0].InputDigest == b.Pairs[0].InputDigest || a.Pairs[0].InputDigest == sha(nil) {
-		t.Errorf("input digests %s and %s: want two digests of the inputs", a.Pairs[0].InputDigest, b.Pairs[0].InputDigest)
+		t.Errorf(
+			"input digests %s and %s: want two digests of the inputs",
+			a.Pairs[0].InputDigest,
+			b.Pairs[0].InputDigest,
+		)
 	}
 }
 
 // TestInputDigestRefusesWhatItCannotEncode: an input that cannot be encoded is an error, not
 // the digest of nothing (a NaN once made every pair's digest sha256("")).
 func TestInputDigestRefusesWhatItCannotEncode(t *testing.T) {
-	s := &Suite{Verifier: Verifier{CPUs: math.NaN()}, Repositories: map[string]RepoSource{"r": {Bundle: "b"}}, Files: map[string]string{"b": "x"}}
+	s := &Suite{
+		Verifier:     Verifier{CPUs: math.NaN()},
+		Repositories: map[string]RepoSource{"r": {Bundle: "b"}},
+		Files:        map[string]string{"b": "x"},
+	}
 	if d, err := inputDigest(s, &Pair{Repository: "r", BaseCommit: "a"}); err == nil {
 		t.Errorf("inputDigest with cpus NaN = %s, want an error", d)
 	}

@@ -45,6 +45,11 @@ const (
 	MaxAssetFile   = 10 << 20
 	MaxAssetsTotal = 100 << 20
 	MaxRepoStream  = 512 << 20
+	// MaxEnvContext caps a dockerfile environment's build context (every file of its
+	// directory). The context is streamed to the engine, never held in memory; the cap only
+	// catches a directory given by mistake (a home directory), and fits real stacks: pyvista's
+	// VTK wheels and libraries are 265 MiB.
+	MaxEnvContext = 2 << 30
 )
 
 // Runner names.
@@ -60,6 +65,22 @@ const (
 	FlakyExcluded = "excluded" // a flaky pass_to_pass test that also fails on the base commit is dropped
 )
 
+// Policies for a truncated test ID that names several collected tests (the suite's
+// `ambiguous_ids:` key).
+const (
+	AmbiguousError = "error" // the pair ends as error, test_id_unresolved (the default)
+	AmbiguousAll   = "all"   // every test the ID names is required in its place
+)
+
+// ValidAmbiguousIDs reports whether v is a value of the `ambiguous_ids` key ("" is the default).
+func ValidAmbiguousIDs(v string) bool { return v == "" || v == AmbiguousError || v == AmbiguousAll }
+
+// ValidApply reports whether v is a value of the `apply` key ("" is the default).
+func ValidApply(v string) bool {
+	_, err := gitsafe.ParseApplyPolicy(v)
+	return err == nil
+}
+
 // Suite is a loaded, validated suite. Every input file has been read or digested.
 type Suite struct {
 	Dir            string
@@ -73,19 +94,27 @@ type Suite struct {
 	Protected      *integrity.Matcher
 	Restored       *integrity.Matcher
 	Flaky          string // FlakyFailed or FlakyExcluded: what a required test found flaky by --reruns counts as
-	Pairs          []*Pair
-	Files          map[string]string // suite-relative path -> sha256 of every file in the suite directory
-	Digest         string            // sha256 over the sorted Files list
-	Import         ImportInfo        // what tender import recorded: the model, instances that are not pairs
+	AmbiguousIDs   string // AmbiguousError or AmbiguousAll: what a truncated ID that names several tests means
+	// Apply is how a candidate patch is applied: gitsafe.ApplyStrict (git apply alone, the
+	// default) or gitsafe.ApplySWEBench (SWE-bench's fallback chain).
+	Apply  gitsafe.ApplyPolicy
+	Pairs  []*Pair
+	Files  map[string]string // suite-relative path -> sha256 of every file in the suite directory
+	Digest string            // sha256 over the sorted Files list
+	Import ImportInfo        // what tender import recorded: the model, instances that are not pairs
 
 	repoEnv map[string]string // repository ID -> its environment, while pairs load
 }
 
-// RepoSource is where a repository ID's Git objects come from. Exactly one field is set.
+// RepoSource is where a repository ID's Git objects come from (exactly one of Bundle,
+// FastExport and Clone is set), and what its trees may hold.
 type RepoSource struct {
 	Bundle     string // suite-relative
 	FastExport string // suite-relative
 	Clone      string // operator-mapped local clone (--repo ID=PATH); never from the suite
+	// Symlinks is the repository's `symlinks:` setting, SymlinksRefuse unless the suite says
+	// in-tree (whatever the source, a mapped clone included).
+	Symlinks gitsafe.Symlinks
 }
 
 // Verifier is the suite's verifier configuration, defaults applied.
@@ -103,9 +132,25 @@ type Verifier struct {
 	Env     map[string]string
 	PassEnv []string
 	Plugins []string
+	// Ini are ini options pytest is given as -o KEY=VALUE (PytestOptions). Left out of the
+	// digests when empty, so the digests of suites without them stay as they were.
+	Ini map[string]string `json:",omitempty"`
 	// PythonPath lists workspace-relative directories (a src/ layout) that the pytest
 	// bootstrap puts on sys.path after pytest and its plugins are imported.
 	PythonPath []string
+	// Python is the test interpreter's path in the image ("" is python3); ProjectCopy the
+	// image's own copy of the project, which the bootstrap takes off sys.path (prebuilt.go).
+	// Both are left out of the digests when empty.
+	Python      string `json:",omitempty"`
+	ProjectCopy string `json:",omitempty"`
+}
+
+// Interpreter is the command that runs the test interpreter.
+func (v Verifier) Interpreter() string {
+	if v.Python != "" {
+		return v.Python
+	}
+	return "python3"
 }
 
 // Pair is one issue/patch pair with its inputs read and digested.

@@ -51,7 +51,12 @@ func TestLoadMarksTruncatedIDs(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ids, _ := json.Marshal(tt.f2p)
-			manifest := strings.Replace(goodSuite, `fail_to_pass: ["tests/test_a.py::test_a"]`, "fail_to_pass: "+string(ids), 1)
+			manifest := strings.Replace(
+				goodSuite,
+				`fail_to_pass: ["tests/test_a.py::test_a"]`,
+				"fail_to_pass: "+string(ids),
+				1,
+			)
 			s, err := Load(writeLoadSuite(t, manifest, nil), LoadOptions{})
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) ||

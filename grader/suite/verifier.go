@@ -21,8 +21,22 @@ const (
 )
 
 func (l *loader) verifier(r VerifierDoc) (Verifier, error) {
-	v := Verifier{Image: r.Image, Runner: r.Runner, Command: r.Command, Setup: r.Setup, Post: r.Post, CPUs: r.CPUs, Pids: r.Pids,
-		Env: r.Env, PassEnv: r.PassEnv, Plugins: r.Plugins, Timeout: DefaultTimeout, Memory: DefaultMemory, Disk: DefaultDisk}
+	v := Verifier{
+		Image:   r.Image,
+		Runner:  r.Runner,
+		Command: r.Command,
+		Setup:   r.Setup,
+		Post:    r.Post,
+		CPUs:    r.CPUs,
+		Pids:    r.Pids,
+		Env:     r.Env,
+		PassEnv: r.PassEnv,
+		Plugins: r.Plugins,
+		Ini:     r.Ini,
+		Timeout: DefaultTimeout,
+		Memory:  DefaultMemory,
+		Disk:    DefaultDisk,
+	}
 	if v.Runner == "" {
 		v.Runner = RunnerPytest
 	}
@@ -39,7 +53,10 @@ func (l *loader) verifier(r VerifierDoc) (Verifier, error) {
 		}
 	case RunnerCommand:
 		if len(v.Command) == 0 {
-			return v, l.errf("verifier.command", "is missing; runner: command needs an argv that writes JUnit to {junit}")
+			return v, l.errf(
+				"verifier.command",
+				"is missing; runner: command needs an argv that writes JUnit to {junit}",
+			)
 		}
 	default:
 		return v, l.errf("verifier.runner", "%q is not a runner; use pytest, go or command", v.Runner)
@@ -58,8 +75,13 @@ func (l *loader) verifier(r VerifierDoc) (Verifier, error) {
 		return v, l.errf("verifier.python_path", "is for runner: pytest only (the bootstrap applies it); remove it")
 	}
 	if r.Timeout != "" {
-		if v.Timeout, err = time.ParseDuration(r.Timeout); err != nil || v.Timeout < time.Second || v.Timeout > 24*time.Hour {
-			return v, l.errf("verifier.timeout", "%q is not a duration between 1s and 24h; write it like 120s or 5m", r.Timeout)
+		if v.Timeout, err = time.ParseDuration(r.Timeout); err != nil || v.Timeout < time.Second ||
+			v.Timeout > 24*time.Hour {
+			return v, l.errf(
+				"verifier.timeout",
+				"%q is not a duration between 1s and 24h; write it like 120s or 5m",
+				r.Timeout,
+			)
 		}
 	}
 	if v.CPUs == 0 {
@@ -86,7 +108,10 @@ func (l *loader) verifier(r VerifierDoc) (Verifier, error) {
 func (l *loader) checkEnv(v Verifier) error {
 	for _, k := range slices.Sorted(maps.Keys(v.Env)) {
 		if !reEnv.MatchString(k) || strings.HasPrefix(k, "TENDER_") {
-			return l.errf("verifier.env."+k, "is not a usable variable name (letters, digits, '_'; TENDER_* is reserved)")
+			return l.errf(
+				"verifier.env."+k,
+				"is not a usable variable name (letters, digits, '_'; TENDER_* is reserved)",
+			)
 		}
 		if err := l.pythonVar("verifier.env."+k, k, v.Runner); err != nil {
 			return err
@@ -94,18 +119,20 @@ func (l *loader) checkEnv(v Verifier) error {
 	}
 	for i, k := range v.PassEnv {
 		if !reEnv.MatchString(k) || strings.HasPrefix(k, "TENDER_") {
-			return l.errf(fmt.Sprintf("verifier.pass_env[%d]", i), "%q is not a usable variable name (TENDER_* is reserved)", k)
+			return l.errf(
+				fmt.Sprintf("verifier.pass_env[%d]", i),
+				"%q is not a usable variable name (TENDER_* is reserved)",
+				k,
+			)
 		}
 		if err := l.pythonVar(fmt.Sprintf("verifier.pass_env[%d]", i), k, v.Runner); err != nil {
 			return err
 		}
 	}
-	for i, p := range v.Plugins {
-		if !regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*$`).MatchString(p) {
-			return l.errf(fmt.Sprintf("verifier.plugins[%d]", i), "%q is not a plugin module name", p)
-		}
+	if err := l.plugins("verifier.plugins", v.Plugins, v.Runner); err != nil {
+		return err
 	}
-	return nil
+	return l.ini("verifier.ini", v.Ini, v.Runner)
 }
 
 // pythonVar refuses PYTHON* variables for the pytest runner: the bootstrap runs under
@@ -115,9 +142,15 @@ func (l *loader) pythonVar(field, k, runner string) error {
 		return nil
 	}
 	if strings.EqualFold(k, "PYTHONPATH") {
-		return l.errf(field, "is ignored (Python runs with -I); list the directories in verifier.python_path instead, e.g. python_path: [src]")
+		return l.errf(
+			field,
+			"is ignored (Python runs with -I); list the directories in verifier.python_path instead, e.g. python_path: [src]",
+		)
 	}
-	return l.errf(field, "is ignored or overridden: Tender sets the interpreter's flags itself (-I, -B); remove it (for sys.path use verifier.python_path)")
+	return l.errf(
+		field,
+		"is ignored or overridden: Tender sets the interpreter's flags itself (-I, -B); remove it (for sys.path use verifier.python_path)",
+	)
 }
 
 var reSize = regexp.MustCompile(`^([0-9]+)\s*(|B|KiB|MiB|GiB|K|M|G|KB|MB|GB)$`)

@@ -35,8 +35,11 @@ type ImportOptions struct {
 	Out         string            // a new or empty directory; written whole or not at all
 	Name        string            // suite name
 	WorkDir     string
-	KeepGoing   bool             // skip the instances that cannot be imported instead of failing
-	Progress    func(msg string) // one line per slow step; nil: quiet
+	KeepGoing   bool // skip the instances that cannot be imported instead of failing
+	// AmbiguousIDs and Apply are the suite's ambiguous_ids and apply policies; "" leaves the
+	// key out (the default: error, strict).
+	AmbiguousIDs, Apply string
+	Progress            func(msg string) // one line per slow step; nil: quiet
 
 	// InstancesFile and PredictionsFile name the two files in errors ("" names them by role).
 	InstancesFile, PredictionsFile string
@@ -49,6 +52,7 @@ type ImportSummary struct {
 	NoPrediction []string // instances the predictions do not cover: recorded in the suite, not pairs
 	Failed       []string // one line per instance that could not be imported
 	Environments []string // environments written
+	Notes        []string // what the import added that the inputs did not say (the table of known plugins)
 	Model        string
 }
 
@@ -260,13 +264,36 @@ func (im *importer) checkCommits(ctx context.Context) error {
 		}
 		for _, it := range byRepo[id] {
 			if _, err := r.ResolveCommit(ctx, it.in.BaseCommit); err != nil {
-				im.fail(it.in.InstanceID, "base commit %s is not in the clone %s (--repo %s); fetch it there, or skip the instance with --keep-going", it.in.BaseCommit, im.o.Repos[id], id)
+				im.fail(
+					it.in.InstanceID,
+					"base commit %s is not in the clone %s (--repo %s); fetch it there, or skip the instance with --keep-going",
+					it.in.BaseCommit,
+					im.o.Repos[id],
+					id,
+				)
 				continue
+			}
+			if err := r.CheckObjects(ctx, it.in.BaseCommit); errors.Is(err, gitsafe.ErrMissingObjects) {
+				im.fail(
+					it.in.InstanceID,
+					"the clone %s (--repo %s) lacks objects of base commit %s (%v); make a full clone, "+
+						"or a shallow one that holds the base commits (git clone --depth N), or skip the instance with --keep-going",
+					im.o.Repos[id],
+					id,
+					it.in.BaseCommit,
+					err,
+				)
+				continue
+			} else if err != nil {
+				return fmt.Errorf("--repo %s: %w", id, err)
 			}
 			im.todo = append(im.todo, it)
 		}
 	}
-	slices.SortStableFunc(im.todo, func(a, b importItem) int { return strings.Compare(a.in.InstanceID, b.in.InstanceID) })
+	slices.SortStableFunc(
+		im.todo,
+		func(a, b importItem) int { return strings.Compare(a.in.InstanceID, b.in.InstanceID) },
+	)
 	return nil
 }
 
@@ -362,6 +389,7 @@ func (im *importer) suiteDoc(dir string) (suite.SuiteDoc, error) {
 		return doc, err
 	}
 	doc.Import = suite.ImportInfo{Model: im.sum.Model}
+	doc.AmbiguousIDs, doc.Apply = im.o.AmbiguousIDs, im.o.Apply
 	if len(im.sum.NoPrediction) > 0 || len(im.notImported) > 0 {
 		set := &suite.SWEBenchSet{NoPrediction: slices.Sorted(slices.Values(im.sum.NoPrediction)),
 			NotImported: slices.Sorted(slices.Values(im.notImported))}
@@ -438,7 +466,10 @@ func writePairFiles(out string, in Instance, patch string) (suite.PairDoc, error
 	}
 	f2p := []string(in.FailToPass)
 	pd := suite.PairDoc{ID: in.InstanceID, Repository: RepoID(in.Repo), BaseCommit: in.BaseCommit,
-		Issue: path.Join(rel, "issue.md"), Patch: path.Join(rel, "patch.diff"), ReferencePatch: path.Join(rel, "reference.diff"),
+		Issue: path.Join(
+			rel,
+			"issue.md",
+		), Patch: path.Join(rel, "patch.diff"), ReferencePatch: path.Join(rel, "reference.diff"),
 		FailToPass: &f2p}
 	if in.TestPatch != "" {
 		pd.TestPatch = path.Join(rel, "test.diff")
@@ -469,7 +500,11 @@ func (im *importer) vendorRepos(ctx context.Context, dir string) error {
 			return err
 		}
 		slices.Sort(commits[id])
-		im.progress("writing %s: %d base commit(s)", filepath.ToSlash(filepath.Join("repos", id+".bundle")), len(commits[id]))
+		im.progress(
+			"writing %s: %d base commit(s)",
+			filepath.ToSlash(filepath.Join("repos", id+".bundle")),
+			len(commits[id]),
+		)
 		if err := r.WriteBundle(ctx, dst, commits[id]); err != nil {
 			return fmt.Errorf("--repo %s: writing the bundle: %w", id, err)
 		}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -29,9 +30,6 @@ type envSpec struct {
 
 // AnyVersion is the version key of an env spec entry that covers every other version.
 const AnyVersion = "*"
-
-// maxEnvContext caps the Dockerfile build context an import copies into the suite.
-const maxEnvContext = 64 << 20
 
 var reSpecRepo = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
@@ -65,9 +63,14 @@ func readEnvSpec(r io.Reader, file string) (envSpec, error) {
 			return spec, fmt.Errorf("%w: --env %s: key %q is not OWNER/NAME as in SWE-bench's \"repo\"",
 				suite.ErrBadSuite, file, repo)
 		}
-		for v, e := range versions {
-			if err := checkSpecEnv(e); err != nil {
+		for _, v := range slices.Sorted(maps.Keys(versions)) {
+			if err := checkSpecEnv(versions[v]); err != nil {
 				return spec, fmt.Errorf("%w: --env %s: %s version %q: %v", suite.ErrBadSuite, file, repo, v, err)
+			}
+			// Everything else as the suite loader will check it, so that a bad entry is the
+			// spec's error here, not a suite that does not load.
+			if err := suite.CheckEnvironmentDoc("--env "+file, fmt.Sprintf("%s version %q", repo, v), versions[v]); err != nil {
+				return spec, err
 			}
 		}
 	}
@@ -93,14 +96,13 @@ func checkSpecEnv(e suite.EnvironmentDoc) error {
 
 // environment picks the spec entry of an instance's repository and version and names the
 // environment the pair runs in: OWNER__NAME-VERSION for a version's own entry, OWNER__NAME-any
-// for the "*" entry. Without --env every pair runs in the suite's verifier.
+// for the "*" entry. A repository the spec does not list (or every repository, without --env)
+// gets its environment from Tender's table (knownFacts); one the table does not know either
+// runs in the suite's verifier without --env, and is the instance's failure with it.
 func (im *importer) environment(in Instance) (string, error) {
-	if im.spec.repos == nil {
-		return "", nil
-	}
 	versions, ok := im.spec.repos[in.Repo]
 	if !ok {
-		return "", fmt.Errorf("--env %s has no entry for repository %s; add %s: {%q: {debian: {packages: [...]}}}", im.spec.file, in.Repo, in.Repo, AnyVersion)
+		return im.factEnvironment(in)
 	}
 	v := string(in.Version)
 	e, ok := versions[v]
@@ -108,16 +110,81 @@ func (im *importer) environment(in Instance) (string, error) {
 	if !ok {
 		// Every version the "*" entry covers shares one environment, and so one image.
 		if e, ok = versions[AnyVersion]; !ok {
-			return "", fmt.Errorf("--env %s has no entry for %s version %q; add one, or a %q entry for any version", im.spec.file, in.Repo, v, AnyVersion)
+			return "", fmt.Errorf(
+				"--env %s has no entry for %s version %q; add one, or a %q entry for any version",
+				im.spec.file,
+				in.Repo,
+				v,
+				AnyVersion,
+			)
 		}
 		label = "any"
 	}
+	name, err := envName(in, label)
+	if err != nil {
+		return "", err
+	}
+	if _, done := im.envs[name]; !done {
+		var note string
+		if e, note = withKnownEnv(in.Repo, v, name, e); note != "" {
+			im.note(note)
+		}
+		im.envs[name] = e
+	}
+	return name, nil
+}
+
+func envName(in Instance, label string) (string, error) {
 	name := RepoID(in.Repo) + "-" + label
 	if !report.ValidID(name) {
-		return "", fmt.Errorf("version %q makes the environment name %q, which is not a valid name", v, name)
+		return "", fmt.Errorf("version %q makes the environment name %q, which is not a valid name", in.Version, name)
 	}
-	im.envs[name] = e
 	return name, nil
+}
+
+// factEnvironment is the environment of Tender's table for an instance the --env spec does
+// not cover.
+func (im *importer) factEnvironment(in Instance) (string, error) {
+	f, version, ok := knownFact(in.Repo, string(in.Version))
+	switch {
+	case !ok && im.spec.repos != nil:
+		return "", fmt.Errorf(
+			"--env %s has no entry for repository %s, and Tender's table of known environments has none either; "+
+				"add %s: {%q: {debian: {packages: [...]}}} (tender env infer proposes one)",
+			im.spec.file, in.Repo, in.Repo, AnyVersion)
+	case !ok:
+		im.note(fmt.Sprintf("%s is not in Tender's table of known environments: its pairs run in the suite's "+
+			"verifier (tender env infer --repo CLONE --commit SHA proposes an environment; give it with --env)", in.Repo))
+		return "", nil
+	case f.Unsupported != "":
+		return "", fmt.Errorf("no Debian environment can grade %s, by Tender's table of known environments: %s; "+
+			"give an --env entry (such as a prebuilt image) to try anyway", in.Repo, f.Unsupported)
+	case !f.needsEnvironment():
+		im.note(fmt.Sprintf("%s needs nothing beyond the pytest image, by Tender's table of known environments (%s)",
+			in.Repo, strings.Join(f.Sources, "; ")))
+		return "", nil
+	}
+	label := version
+	if version == AnyVersion {
+		label = "any"
+	}
+	name, err := envName(in, label)
+	if err != nil {
+		return "", err
+	}
+	if _, done := im.envs[name]; !done {
+		im.envs[name] = f.doc()
+		im.note(fmt.Sprintf("environment %s: %s, from Tender's table of known environments for %s version %s (%s)",
+			name, f.describe(), in.Repo, in.Version, strings.Join(f.Sources, "; ")))
+	}
+	return name, nil
+}
+
+// note records a line for the import's summary, once.
+func (im *importer) note(line string) {
+	if !slices.Contains(im.sum.Notes, line) {
+		im.sum.Notes = append(im.sum.Notes, line)
+	}
 }
 
 // writeEnvironments puts the used environments into the suite. A Dockerfile (relative to the
@@ -153,9 +220,14 @@ func (im *importer) writeEnvironments(dir string, doc *suite.SuiteDoc) error {
 }
 
 // copyContext copies a build context of regular files and directories; anything else (a
-// symlink, a device) is refused, as a suite holds only plain files.
+// symlink, a device) is refused, as a suite holds only plain files. A context over
+// suite.MaxEnvContext is refused before anything is copied; files are streamed, never held whole.
 func copyContext(src, dst string) error {
-	var total int64
+	if n, err := suite.ContextSize(src); err != nil {
+		return err
+	} else if n > suite.MaxEnvContext {
+		return errors.New(suite.ContextTooLarge(src))
+	}
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -171,13 +243,23 @@ func copyContext(src, dst string) error {
 		case !d.Type().IsRegular():
 			return fmt.Errorf("%s is not a regular file; a build context holds plain files only", p)
 		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if total += int64(len(data)); total > maxEnvContext {
-			return fmt.Errorf("the build context %s is larger than %d bytes", src, maxEnvContext)
-		}
-		return os.WriteFile(target, data, 0o644)
+		return copyFile(p, target)
 	})
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }

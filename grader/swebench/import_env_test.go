@@ -81,7 +81,7 @@ func TestEnvironmentNames(t *testing.T) {
 		{"acme/calc", "0.4", "acme__calc-0.4", ""},
 		{"acme/calc", "1.0", "acme__calc-any", ""},
 		{"acme/calc", "2.0", "acme__calc-any", ""},
-		{"acme/other", "0.3", "", `--env spec.yaml has no entry for repository acme/other; add acme/other: {"*": {debian:`},
+		{"acme/other", "0.3", "", `--env spec.yaml has no entry for repository acme/other, and Tender's table of known environments has none either; add acme/other: {"*": {debian:`},
 	} {
 		got, err := im.environment(Instance{InstanceID: "i", Repo: tt.repo, Version: Version(tt.version)})
 		if got != tt.want || (err == nil) != (tt.err == "") || err != nil && !strings.Contains(err.Error(), tt.err) {
@@ -102,7 +102,10 @@ func TestEnvironmentNames(t *testing.T) {
 	odd, _ := readEnvSpec(strings.NewReader("acme/calc:\n  \"1/2\":\n    image: "+pinned+"\n"), "spec.yaml")
 	im = &importer{spec: odd, envs: map[string]suite.EnvironmentDoc{}}
 	if _, err := im.environment(Instance{Repo: "acme/calc", Version: "1/2"}); err == nil ||
-		!strings.Contains(err.Error(), `version "1/2" makes the environment name "acme__calc-1/2", which is not a valid`) {
+		!strings.Contains(
+			err.Error(),
+			`version "1/2" makes the environment name "acme__calc-1/2", which is not a valid`,
+		) {
 		t.Errorf("a version that makes no valid name: %v", err)
 	}
 	im = &importer{envs: map[string]suite.EnvironmentDoc{}}
@@ -169,6 +172,10 @@ func TestWriteEnvironmentsRefusesABadContext(t *testing.T) {
 			}
 		}, "is not a regular file; a build context holds plain files only"},
 		{"missing", func(t *testing.T, dir string) {}, "no such file or directory"},
+		{"over the cap", func(t *testing.T, dir string) {
+			writeTree(t, dir, map[string]string{"envs/calc/Dockerfile": "FROM x\n"})
+			sparse(t, filepath.Join(dir, "envs/calc/huge.bin"), suite.MaxEnvContext)
+		}, "holds more than 2 GiB, Tender's cap for one (MaxEnvContext); keep only what the image needs"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			specDir := t.TempDir()
@@ -189,6 +196,45 @@ func TestWriteEnvironmentsRefusesABadContext(t *testing.T) {
 				t.Errorf("err %v, want one naming the environment and %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestWriteEnvironmentsCopiesARealStack: a build context the size of pyvista's VTK stack
+// (265 MiB; 300 here) is copied whole, streamed file by file.
+func TestWriteEnvironmentsCopiesARealStack(t *testing.T) {
+	specDir := t.TempDir()
+	writeTree(t, specDir, map[string]string{"envs/calc/Dockerfile": "FROM tender-verifier/pytest\nCOPY vtk.whl /\n"})
+	const size = 300 << 20
+	sparse(t, filepath.Join(specDir, "envs/calc/vtk.whl"), size)
+	spec, err := readEnvSpec(strings.NewReader(goodSpec), filepath.Join(specDir, "spec.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	im := &importer{spec: spec, envs: map[string]suite.EnvironmentDoc{}}
+	if _, err := im.environment(Instance{Repo: "acme/calc", Version: "0.4"}); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	doc := &suite.SuiteDoc{Pairs: []suite.PairDoc{{ID: "a", Environment: "acme__calc-0.4"}}}
+	if err := im.writeEnvironments(out, doc); err != nil {
+		t.Fatalf("a %d MiB context: %v", size>>20, err)
+	}
+	info, err := os.Stat(filepath.Join(out, "envs", "acme__calc-0.4", "vtk.whl"))
+	if err != nil || info.Size() != size {
+		t.Fatalf("the copied vtk.whl: %v, %v; want %d bytes", info, err, size)
+	}
+}
+
+// sparse makes a file of size bytes that takes no room on disk.
+func sparse(t *testing.T, name string, size int64) {
+	t.Helper()
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
 	}
 }
 

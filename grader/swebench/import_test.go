@@ -128,7 +128,11 @@ func TestImportWritesASuite(t *testing.T) {
 		instances: []map[string]any{demoInstance(t, "acme__calc-4"), demoInstance(t, "acme__calc-2"),
 			demoInstance(t, "acme__calc-1"), demoInstance(t, "acme__calc-3"), odd},
 		preds: []map[string]any{
-			{"instance_id": "acme__calc-1", "model_patch": readDemo(t, "shared/reference.diff"), "model_name_or_path": "m-x"},
+			{
+				"instance_id":        "acme__calc-1",
+				"model_patch":        readDemo(t, "shared/reference.diff"),
+				"model_name_or_path": "m-x",
+			},
 			{"instance_id": "acme__calc-2", "model_patch": wrong, "model_name_or_path": "m-x"},
 			{"instance_id": "acme__calc-3", "model_patch": "", "model_name_or_path": "m-x"},
 			{"instance_id": "acme__calc-5", "model_patch": nil},
@@ -141,7 +145,9 @@ func TestImportWritesASuite(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := ImportSummary{Pairs: 4, EmptyPatch: []string{"acme__calc-3", "acme__calc-5"},
-		NoPrediction: []string{"acme__calc-4"}, Model: "m-x"}
+		NoPrediction: []string{"acme__calc-4"}, Model: "m-x",
+		Notes: []string{"acme/calc is not in Tender's table of known environments: its pairs run in the suite's " +
+			"verifier (tender env infer --repo CLONE --commit SHA proposes an environment; give it with --env)"}}
 	if diff := cmp.Diff(want, sum); diff != "" {
 		t.Errorf("summary (-want +got):\n%s", diff)
 	}
@@ -202,6 +208,38 @@ func TestImportWithoutPredictions(t *testing.T) {
 	if sum.Pairs != 1 || sum.Model != "" || string(s.Pairs[0].Patch) != readDemo(t, "shared/reference.diff") ||
 		s.Import.SWEBench != nil {
 		t.Errorf("summary %+v, patch %q, import %+v", sum, s.Pairs[0].Patch, s.Import)
+	}
+}
+
+// TestImportWritesThePolicies: --ambiguous-ids and --apply reach the suite's keys; without
+// them the suite has neither key (the defaults).
+func TestImportWritesThePolicies(t *testing.T) {
+	clone := demoClone(t)
+	for _, tc := range []struct{ ambiguous, apply, wantAmb, wantApply string }{
+		{"", "", suite.AmbiguousError, "strict"},
+		{suite.AmbiguousAll, "swebench", suite.AmbiguousAll, "swebench"},
+	} {
+		c := importCase{instances: []map[string]any{demoInstance(t, "acme__calc-1")}}
+		c.opts.AmbiguousIDs, c.opts.Apply = tc.ambiguous, tc.apply
+		out, _, err := c.run(t, clone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := suite.Load(out, suite.LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(out, suite.SuiteFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		manifest := string(data)
+		if s.AmbiguousIDs != tc.wantAmb || string(s.Apply) != tc.wantApply ||
+			strings.Contains(manifest, "ambiguous_ids:") != (tc.ambiguous != "") ||
+			strings.Contains(manifest, "apply:") != (tc.apply != "") {
+			t.Errorf("--ambiguous-ids %q --apply %q: suite says %q, %q:\n%s", tc.ambiguous, tc.apply,
+				s.AmbiguousIDs, s.Apply, manifest)
+		}
 	}
 }
 
@@ -312,7 +350,8 @@ func TestImportKeepGoing(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the suite written with --keep-going does not load: %v", err)
 	}
-	if s.Import.SWEBench == nil || !slices.Equal(s.Import.SWEBench.NotImported, []string{"acme__calc-2", "acme__calc-3"}) {
+	if s.Import.SWEBench == nil ||
+		!slices.Equal(s.Import.SWEBench.NotImported, []string{"acme__calc-2", "acme__calc-3"}) {
 		t.Errorf("not imported %+v, want the two instances with an id", s.Import.SWEBench)
 	}
 }
@@ -341,8 +380,14 @@ func TestImportPredictionsRefused(t *testing.T) {
 			}
 		})
 	}
-	_, sum, err := importCase{instances: one, preds: []map[string]any{{"instance_id": "acme__calc-1", "model_patch": ""}},
-		opts: ImportOptions{Repos: map[string]string{"other": clone}, KeepGoing: true}}.run(t, clone)
+	_, sum, err := importCase{
+		instances: one,
+		preds:     []map[string]any{{"instance_id": "acme__calc-1", "model_patch": ""}},
+		opts:      ImportOptions{Repos: map[string]string{"other": clone}, KeepGoing: true},
+	}.run(
+		t,
+		clone,
+	)
 	const nothing = "no instance to import (1 without a prediction, 1 that cannot be imported)"
 	if !errors.Is(err, suite.ErrBadSuite) || !strings.Contains(err.Error(), nothing) {
 		t.Errorf("nothing left to import: %v (%+v)", err, sum)

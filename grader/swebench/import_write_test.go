@@ -22,7 +22,10 @@ func TestImportWritesBigSuitesAsPairsFile(t *testing.T) {
 	}{{3, false}, {2000, true}} {
 		doc := suite.SuiteDoc{Name: "big", Version: "1"}
 		for i := 0; i < tc.pairs; i++ {
-			doc.Pairs = append(doc.Pairs, suite.PairDoc{ID: strings.Repeat("x", 8) + string(rune('a'+i%26)), PassToPass: &ids})
+			doc.Pairs = append(
+				doc.Pairs,
+				suite.PairDoc{ID: strings.Repeat("x", 8) + string(rune('a'+i%26)), PassToPass: &ids},
+			)
 		}
 		dir := t.TempDir()
 		if err := writeSuiteDoc(dir, doc); err != nil {
@@ -35,7 +38,13 @@ func TestImportWritesBigSuitesAsPairsFile(t *testing.T) {
 		_, statErr := os.Stat(filepath.Join(dir, importPairsFile))
 		if hasFile := statErr == nil; hasFile != tc.wantFile || len(manifest) > suite.MaxSuiteFile ||
 			strings.Contains(string(manifest), "pairs_file:") != tc.wantFile {
-			t.Errorf("%d pairs: pairs file %v (want %v), tender.yaml %d bytes", tc.pairs, hasFile, tc.wantFile, len(manifest))
+			t.Errorf(
+				"%d pairs: pairs file %v (want %v), tender.yaml %d bytes",
+				tc.pairs,
+				hasFile,
+				tc.wantFile,
+				len(manifest),
+			)
 		}
 	}
 }

@@ -15,6 +15,7 @@ func Outputs() report.SWEBenchOutputs {
 		Summary: func(r report.Results) ([]byte, error) { return encodeReport(MakeRunReport(r)) },
 		Report:  pairReport,
 		Grade:   Grade,
+		Differ:  Differences,
 	}
 }
 
@@ -34,6 +35,6 @@ func Grade(p report.PairResult) string {
 	if !completed(p) || len(p.Checks) == 0 {
 		return ""
 	}
-	res, _ := Resolution(p.FailToPass, p.PassToPass, MergedTests(p))
+	res, _ := Resolution(p.FailToPass, p.PassToPass, Statuses(p))
 	return strings.TrimPrefix(string(res), "RESOLVED_")
 }

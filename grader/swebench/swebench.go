@@ -206,7 +206,10 @@ func readRecords(r io.Reader, fn func(n int, raw json.RawMessage) error) error {
 			return fmt.Errorf("%w: %v", ErrBadRecord, err)
 		}
 		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-			return fmt.Errorf("%w: the file holds more after the JSON array; keep one array, or one record a line", ErrBadRecord)
+			return fmt.Errorf(
+				"%w: the file holds more after the JSON array; keep one array, or one record a line",
+				ErrBadRecord,
+			)
 		}
 		for i, raw := range all {
 			if err := fn(i+1, raw); err != nil {

@@ -3,6 +3,9 @@
 import os
 import sys
 
+if __name__ == "tripwires":  # imported by the host tests; in the bootstrap stdlib.py comes first
+    from stdlib import stdlib_names
+
 
 LETHAL = {1, 2, 3, 6, 9, 11, 15, 19}
 
@@ -14,13 +17,14 @@ class Tripwires:
     before any candidate code ran, never by a file name (which compile() lets anyone choose)."""
 
     def __init__(self, fd, go):
+        import doctest
         import importlib._bootstrap as boot
+        import threading
 
         import _pytest.config
         import _pytest.junitxml
         from _pytest.assertion.rewrite import AssertionRewritingHook
 
-        self.fd = fd
         self.tender = os.path.realpath(go["tender"]) + os.sep
         self.home = os.path.join(self.tender, "home") + os.sep
         self.junit = os.path.realpath(go["junit"])
@@ -28,17 +32,25 @@ class Tripwires:
         self.workspace = os.path.realpath(go["workspace"]) + os.sep
         self.pid = os.getpid()
         self.pgid = os.getpgid(0)
+        self.ppid = os.getppid()  # the bootstrap's parent: it never runs the code under test
+        self.pytest_dirs = pytest_dirs()
+        self.doctest_run = doctest.DocTestRunner.run.__code__  # doctest saves and restores the trace
         self.busy = False
-        self.seen = set()
+        self.profile = None  # Tender's own profile function, while a test runs
+        self.thread_start = threading.Thread._bootstrap_inner.__code__
         # The only frames that may run a test module's code, and write the report.
         self.exec_callers = (boot._call_with_frames_removed.__code__, AssertionRewritingHook.exec_module.__code__)
         self.report_writer = _pytest.junitxml.LogXML.pytest_sessionfinish.__code__
         pm = _pytest.config.PytestPluginManager
         self.conftest_callers = (pm.consider_conftest.__code__, pm._importconftest.__code__)
         self.genuine = {}  # test module path -> code objects compiled by the import system
+        self.qualnames = {}  # id of a genuine code object -> its qualified name (co_qualname's, 3.11)
         self.outcomes = {}  # nodeid -> "passed" or "not", as the phases came in
-        self.write = os.write  # taken now: the code under test may replace os.write later
-        self.snapshot = snapshot_machinery()
+        # The one writer of the stream, for hits and outcomes alike: whatever silences the
+        # hits silences the outcomes too, and a report of passed tests without their outcomes
+        # is forged (judgeOutcomes).
+        self.send, self.seal_with = writer(fd)
+        self.snapshot = snapshot_machinery(self.pytest_dirs)
         self.builtins = snapshot_builtins()
         self.handlers = {
             "open": self.on_open,
@@ -53,13 +65,13 @@ class Tripwires:
             "os.killpg": self.on_killpg,
             "exec": self.on_exec,
             "object.__setattr__": self.on_setattr,
-            "ctypes.dlopen": self.note("ctypes", "loaded a C library through ctypes"),
-            "ctypes.call_function": self.note("ctypes", "called a C function through ctypes"),
+            "ctypes.dlopen": self.on_ctypes("loaded a C library through ctypes"),
+            "ctypes.call_function": self.on_ctypes("called a C function through ctypes"),
             "gc.get_objects": self.note("gc", "walked every object of the interpreter"),
             "gc.get_referrers": self.note("gc", "walked the referrers of an object"),
             "sys._current_frames": self.note("frames", "read the frames of every thread"),
-            "sys.settrace": self.note("trace", "installed a trace function"),
-            "sys.setprofile": self.note("trace", "installed a profile function"),
+            "sys.settrace": self.on_settrace,
+            "sys.setprofile": self.on_setprofile,
         }
 
     def hook(self, event, args):
@@ -74,17 +86,38 @@ class Tripwires:
         finally:
             self.busy = False
 
-    def send(self, kind, what):
-        if (kind, what) in self.seen:
-            return
-        self.seen.add((kind, what))
-        try:
-            self.write(self.fd, ('{"kind":"%s","what":"%s"}\n' % (kind, what)).encode())
-        except OSError:
-            pass
-
     def note(self, kind, what):
         return lambda args: self.send("note:" + kind, what)
+
+    def on_ctypes(self, what):
+        """numpy and other libraries load and call C through ctypes as they import: only the
+        workspace's own code doing it is noted."""
+
+        def handler(args):
+            f = sys._getframe(2)
+            while f is not None and f.f_code.co_filename.endswith(("ctypes/__init__.py", "ctypes/util.py")):
+                f = f.f_back
+            fn = "" if f is None else f.f_code.co_filename
+            if not fn.startswith("<") and os.path.realpath(fn).startswith(self.workspace):
+                self.send("note:ctypes", what)
+
+        return handler
+
+    def on_setprofile(self, args):
+        import threading
+
+        if sys._getframe(2).f_code is self.thread_start and self.profile is not None and (
+                threading._profile_hook is self.profile):
+            return  # a thread the test started, installing Tender's profile function
+        self.send("note:trace", "installed a profile function")
+
+    def on_settrace(self, args):
+        # doctest's runner saves and restores the trace function around every example; pdb,
+        # which it sets up, clears it.
+        f = sys._getframe(2)
+        if f.f_code is self.doctest_run or (f.f_back is not None and f.f_back.f_code is self.doctest_run):
+            return
+        self.send("note:trace", "installed a trace function")
 
     def outcome(self, report):
         """Keeps each test's outcome as pytest reports it, phase by phase, and sends it when the
@@ -97,10 +130,7 @@ class Tripwires:
         self.outcomes[report.nodeid] = state
         if report.when == "teardown":
             key = hashlib.sha256(report.nodeid.encode("utf-8", "surrogateescape")).hexdigest()[:16]
-            try:
-                self.write(self.fd, ('{"kind":"outcome","what":"%s:%s"}\n' % (key, state)).encode())
-            except OSError:
-                pass
+            self.send("outcome", "%s:%s" % (key, state))
 
     def guarded(self, path):
         if not isinstance(path, (str, bytes)):
@@ -177,8 +207,13 @@ class Tripwires:
             self.send("write", what)
 
     def on_kill(self, args):
+        """A fatal signal to the bootstrap's parent, to every process, to init or to the process
+        group (the parent is in it) is no test's business. A signal to the test process itself
+        is honest (a test of a SIGINT handler sends one), and its death shows in the exit status."""
         pid, sig = args[0], args[1]
-        if sig in LETHAL and pid in (0, -1, 1, self.pid, -self.pgid, os.getppid()):
+        if sig not in LETHAL:
+            return
+        if pid in (-1, 1, 0, -self.pgid, self.ppid, os.getppid()) and pid != self.pid:
             self.send("signal", "own process group")
 
     def on_killpg(self, args):
@@ -199,39 +234,73 @@ class Tripwires:
         if p not in self.watch:
             return
         if sys._getframe(2).f_code in self.exec_callers and code.co_name == "<module>":
-            self.genuine[p] = list(nested_codes(code))
+            # A module imported twice (by pytest, and by a sibling's `from test_x import`) has
+            # two sets of genuine code objects.
+            for c, qual in qualified(code):
+                self.genuine.setdefault(p, []).append(c)
+                self.qualnames[id(c)] = qual
         else:
             self.send("recompile", "test module")
 
     def on_setattr(self, args):
+        """New code for a function of pytest or pluggy, or for a test function a module of the
+        workspace defines at its top level, is a replaced test. A function defined inside a test
+        (<locals> in its name) is the test's own to swap (a hot reloader's test does)."""
         obj, name = args[0], args[1]
         if name == "__code__":
             code = getattr(obj, "__code__", None)
             fn = getattr(code, "co_filename", "")
-            if isinstance(fn, str) and (os.path.realpath(fn) in self.watch or self.is_test_file(os.path.realpath(fn))
-                                        or "_pytest" in fn or "pluggy" in fn):
+            if not isinstance(fn, str) or fn.startswith("<"):
+                return
+            fn = os.path.realpath(fn)
+            qual = getattr(code, "co_qualname", None) or self.qualnames.get(id(code), "")
+            if self.is_pytest_file(fn):
                 self.send("patch", "test or pytest function code")
-        elif isinstance(obj, type) and getattr(obj, "__module__", "").startswith(("_pytest", "pytest", "pluggy")):
+            elif fn in self.watch or self.is_test_file(fn):
+                # mock, asyncio and the project's own code swap code elsewhere: nothing to note.
+                if "<locals>" in qual:
+                    self.send("note:patch", "replaced the code of a function")
+                else:
+                    self.send("patch", "test or pytest function code")
+        elif isinstance(obj, type) and self.is_pytest_module(sys.modules.get(getattr(obj, "__module__", None))):
             self.send("patch", "pytest class")
+
+    def is_pytest_file(self, p):
+        return p.startswith(self.pytest_dirs)
+
+    def is_pytest_module(self, mod):
+        fn = getattr(mod, "__file__", None)
+        return isinstance(fn, str) and self.is_pytest_file(os.path.realpath(fn))
 
     def check_machinery(self):
         # Only what existed when the child started counts: pytest's own plugins add modules
         # and attributes as they load (legacypath adds Config.rootdir, for instance).
-        now = snapshot_machinery()
+        now = snapshot_machinery(self.pytest_dirs)
         changed = [k for k, v in self.snapshot.items() if now.get(k) != v]
-        if any(k[0].startswith(("_pytest", "pytest", "pluggy")) for k in changed):
+        if any(not k[0].startswith("unittest") for k in changed):
             self.send("patch", "pytest or pluggy internals")
         if any(k[0].startswith("unittest") for k in changed):
             self.send("patch", "unittest internals")
 
     def check_builtins(self):
-        """Replaced builtins (an all() that is always true for a test's frame) and standard
-        functions (a math.isclose that always agrees) are looked for when collection ends, before
-        any test ran, and when the session ends, after every fixture is torn down: a test's own
-        monkeypatch of one is undone by then."""
-        now = snapshot_builtins()
-        if any(now.get(k) != v for k, v in self.builtins.items()):
+        """Replaced builtins (an all() that is always true for a test's frame), standard functions
+        (a math.isclose that always agrees, an fnmatch.fnmatchcase that agrees on formatted
+        numbers) and methods of the standard library's classes (mock's assert_called_once_with
+        made a no-op) are looked for when collection ends, before any test ran, after each
+        test's teardown and when the session ends: a test's own monkeypatch is undone by then.
+        What the former watch list held (builtins and the modules tests compare with) has a hit of
+        its own; both decide (the honest corpus trips neither: see the tripwire table)."""
+        old = new = False
+        for owner, d, k, v, listed in self.builtins:
+            if d.get(k) is not v:
+                if listed:
+                    old = True
+                else:
+                    new = True
+        if old:
             self.send("patch", "builtins")
+        if new:
+            self.send(*STDLIB_HIT)
 
     def check_loaders(self, items):
         import importlib.machinery
@@ -250,17 +319,30 @@ class Tripwires:
                 self.send("loader", "test module loaded by a foreign importer")
 
     def genuine_code(self, item):
-        """The code object the import system compiled for item's test function; None when
-        the item is not a test of this check's modules, False when there is none."""
+        """The code objects the import system compiled for item's test function; None when
+        the item is not a test of this check's modules, () when there is none. An inherited
+        test method's code is named after the class that defines it (a base or a mixin), a
+        factory's after the factory (<locals>): the function's own code counts when the import
+        system compiled it from that module."""
         mod = getattr(item, "module", None)
         fn = getattr(mod, "__file__", None)
         if not fn or os.path.realpath(fn) not in self.watch or not hasattr(item, "function"):
             return None
+        genuine = self.genuine.get(os.path.realpath(fn), ())
         name = getattr(item, "originalname", None) or item.name
         cls = getattr(item, "cls", None)
-        qual = cls.__qualname__ + "." + name if cls is not None else name
-        codes = [c for c in self.genuine.get(os.path.realpath(fn), ()) if c.co_qualname == qual]
-        return codes[-1] if codes else False
+        quals = {c.__qualname__ + "." + name for c in getattr(cls, "__mro__", ())} if cls is not None else {name}
+        codes = {id(c) for c in genuine if self.qualnames.get(id(c)) in quals}  # by identity: equal code is not ours
+        ids = {id(c) for c in genuine}
+        f = item.function
+        for _ in range(10):  # functools.wraps leaves the test under __wrapped__
+            code = getattr(f, "__code__", None)
+            if code is not None and id(code) in ids:
+                codes.add(id(code))
+            f = getattr(f, "__wrapped__", None)
+            if f is None:
+                break
+        return codes
 
     def watch_registrations(self, pm_class):
         """Plugins are pytest's to register (builtins, conftests, -p): a registration from a
@@ -290,24 +372,99 @@ class Tripwires:
         pm_class.register = register
 
 
-def nested_codes(code):
-    yield code
+def qualified(code, prefix=""):
+    """Each code object nested in a module's code, with its qualified name as Python 3.11's
+    co_qualname gives it (earlier Pythons have none): a function's inner names follow
+    "<locals>", a class body's do not."""
     for c in code.co_consts:
-        if hasattr(c, "co_code"):
-            yield from nested_codes(c)
+        if not hasattr(c, "co_code"):
+            continue
+        qual = prefix + c.co_name
+        yield c, qual
+        if c.co_flags & 0x2:  # CO_NEWLOCALS: a function (a class body has none)
+            yield from qualified(c, qual + ".<locals>.")
+        else:
+            yield from qualified(c, qual + ".")
 
 
-def snapshot_machinery():
-    """The identity of every module-level name and class attribute of pytest and pluggy, and of
-    the code of unittest (a test's verdict rests on TestCase's assertions as much as on pytest:
-    a candidate that makes every assert method pass needs to know no test). Of unittest, plain
-    values are left out: a project's conftest may set TestCase.maxDiff."""
+def writer(fd):
+    """The child's one writer of its stream to the parent: a hit once a kind and what, every
+    outcome. It holds the descriptor and os.write in its closure (the code under test may
+    replace os.write later), in no attribute and no frame the code under test can walk to."""
+    write = os.write
+    seen = set()
+    seals = []
+
+    def send(kind, what):
+        if kind != "outcome":
+            if (kind, what) in seen:
+                return
+            seen.add((kind, what))
+        elif not all(intact() for intact in seals):
+            return  # the tripwires were tampered with: no outcome, and the report is forged
+        try:
+            write(fd, ('{"kind":"%s","what":"%s"}\n' % (kind, what)).encode())
+        except OSError:
+            pass
+
+    return send, seals.append
+
+
+def seal(wire, namespace, more=()):
+    """A check of the tripwires' own state, for the writer to run before each outcome: every
+    attribute of wire and of its class, of each object of more (the comparisons by value: their
+    Values and the module the rewritten assertions call), and every function and class of the
+    bootstrap's namespace, as they were when it was sealed (containers by value), and no handler
+    busy. A candidate that silenced one tripwire, or the comparisons by value, by replacing a
+    part of them silences every outcome."""
+    moving = ("busy", "profile", "outcomes", "genuine", "qualnames", "stash", "lies")
+    names = [k for k, v in list(namespace.items()) if callable(v)]  # honest code may add names, not replace
+
+    def attrs(obj):
+        return {k: v for k, v in vars(obj).items() if k not in moving}
+
+    def state():
+        own = attrs(wire)
+        copies = {k: type(v)(v) for k, v in own.items() if type(v) in (dict, set, list)}
+        return ({k: id(v) for k, v in own.items()}, copies, {k: id(v) for k, v in vars(type(wire)).items()},
+                [id(namespace.get(k)) for k in names],
+                [({k: id(v) for k, v in attrs(o).items()}, {k: id(v) for k, v in vars(type(o)).items()})
+                 for o in more])
+
+    first = state()
+
+    def intact():
+        return wire.busy is False and state() == first
+
+    return intact
+
+
+def pytest_dirs():
+    """The directories pytest, _pytest and pluggy are installed in: a module is pytest's own by
+    its file, never by its name (a plugin such as pytest_mock is the project's choice)."""
+    import _pytest
+    import pluggy
+    import pytest
+
+    return tuple(os.path.dirname(os.path.realpath(m.__file__)) + os.sep for m in (_pytest, pytest, pluggy))
+
+
+def snapshot_machinery(dirs, own_cache={}):
+    """The identity of every module-level name and class attribute of pytest and pluggy (the
+    modules whose files are under dirs), and of the code of unittest (a test's verdict rests on
+    TestCase's assertions as much as on pytest: a candidate that makes every assert method pass
+    needs to know no test). Of unittest, plain values are left out: a project's conftest may set
+    TestCase.maxDiff."""
     snap = {}
     for name, mod in list(sys.modules.items()):
         if mod is None:
             continue
         dunders = False  # a class's own hooks: __init_subclass__ could rewrite each TestCase subclass
-        if name.startswith(("_pytest", "pytest", "pluggy")):
+        fn = getattr(mod, "__file__", None)
+        own = isinstance(fn, str) and own_cache.get(fn)
+        if isinstance(fn, str) and own is None:
+            own = own_cache[fn] = os.path.realpath(fn).startswith(dirs)
+        if own:
             keep = lambda v: True  # noqa: E731
         elif (name == "unittest" or name.startswith("unittest.")) and not name.startswith("unittest.mock"):
             keep = lambda v: not isinstance(v, (int, float, str, bytes, type(None)))  # noqa: E731
@@ -330,26 +487,62 @@ def snapshot_machinery():
 
 def snapshot_builtins():
     """The identity of each builtin but those honest code rebinds (gettext's _, a site's exit,
-    mocks of open, print and input), and of each function and class of the standard modules
-    tests compare with (math.isclose, re.fullmatch, operator.eq, ...)."""
+    mocks of open, print and input), and of each public callable of every loaded module of the
+    standard library and of unittest.mock, with the public callable attributes of their public
+    classes, but those an honest run rebinds (STDLIB_REBINDS). A tuple of (owner, its namespace,
+    name, value, listed): listed is what the former watch list held (builtins and
+    ASSERTING_MODULES). Taken before any candidate code runs; checked by identity."""
     import builtins
     import importlib
 
-    snap = {("builtins", k): id(v) for k, v in list(vars(builtins).items()) if k not in HONEST_BUILTINS}
-    for name in ASSERTING_MODULES:
-        mod = importlib.import_module(name)
-        for k, v in list(vars(mod).items()):
-            if not k.startswith("_") and callable(v):
-                snap[(name, k)] = id(v)
-    return snap
+    for name in ASSERTING_MODULES + ("unittest.mock", "fnmatch"):
+        importlib.import_module(name)
+    snap = [(builtins, vars(builtins), k, v, True) for k, v in list(vars(builtins).items()) if k not in HONEST_BUILTINS]
+    std = stdlib_names()
+    module = type(sys)
+    for name, mod in sorted(list(sys.modules.items()), key=lambda kv: kv[0]):
+        if mod is None or name == "builtins" or name.partition(".")[0] not in std or type(mod) is not module:
+            continue
+        if getattr(mod, "__name__", None) != name:
+            continue  # an alias (os.path is posixpath): the module is snapshotted under its own name
+        d = vars(mod)
+        listed = name in ASSERTING_MODULES
+        for k, v in list(d.items()):
+            if k.startswith("_") or (name, k) in STDLIB_REBINDS or isinstance(v, module):
+                continue
+            if callable(v):
+                snap.append((mod, d, k, v, listed))
+            if isinstance(v, type) and getattr(v, "__module__", None) == name and k == v.__name__:
+                cd = vars(v)
+                for ck, cv in list(cd.items()):
+                    if ck.startswith("_") or (name, k, ck) in STDLIB_REBINDS:
+                        continue
+                    if callable(cv) or isinstance(cv, (classmethod, staticmethod, property)):
+                        snap.append((v, cd, ck, cv, False))
+    return tuple(snap)
 
 
 HONEST_BUILTINS = {"_", "open", "print", "input", "exit", "quit", "help", "copyright", "credits", "license",
                    "breakpoint", "__spec__", "__loader__"}
 
-# Standard modules whose functions decide a comparison in a test.
+# Standard modules whose functions decide a comparison in a test: the former watch list, whose
+# replacement decides (a hit of its own).
 ASSERTING_MODULES = ("math", "cmath", "operator", "re", "difflib", "fractions", "decimal", "collections",
                      "itertools", "functools", "posixpath", "string", "json")
+
+# What an honest run rebinds in the standard library: the interpreter's hooks, which pytest's
+# capture, faulthandler, unraisable and threadexception plugins set and restore, and warnings'
+# showwarning, which catch_warnings swaps.
+STDLIB_REBINDS = {
+    ("sys", "excepthook"), ("sys", "displayhook"), ("sys", "unraisablehook"), ("sys", "breakpointhook"),
+    ("sys", "stdout"), ("sys", "stderr"), ("sys", "stdin"),
+    ("warnings", "showwarning"), ("warnings", "formatwarning"), ("threading", "excepthook"),
+    ("pdb", "set_trace"),  # pytest's debugging plugin, as it configures
+}
+
+STDLIB_HIT = ("patch", "standard library")
+STDLIB_CALL_HIT = ("patch", "standard function in an assertion")
+PLANTED_HIT = ("patch", "what Tender planted")
 
 
 # What pytest itself rebinds during an honest run (found by running honest suites with the
@@ -362,14 +555,37 @@ HONEST_REBINDS = {
     ("_pytest.assertion.util", "_reprcompare"),  # assertion's runtest hooks
     ("_pytest.assertion.util", "_assertion_pass"),
     ("_pytest.assertion.util", "_config"),
+    ("_pytest.doctest", "RUNNER_CLASS"),  # doctest's collector, the first time it runs
+    ("_pytest.doctest", "CHECKER_CLASS"),
 }
 
 
-def tender_plugin(wire):
-    """Tender's pytest plugin: the checks that run around collection and around each test."""
+def tender_plugin(wire, values=None, running=None):
+    """Tender's pytest plugin: the checks that run around collection and around each test.
+    running tells the held comparisons (asker.py) which test is running."""
     import pytest
 
+    if values is not None and wire is not None:
+        values.watch_calls(wire.builtins, STDLIB_CALL_HIT)
+
+    planted = []  # [the check's test modules, their test classes], once collected
+
+    def check_planted():
+        if values is not None and planted and not values.planted_intact(*planted):
+            wire.send(*PLANTED_HIT)
+
     class TenderPlugin:
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_assertrepr_compare(self, config, op, left, right):
+            """A comparison that failed because a value lied about its equality says so."""
+            what = values.explain(left, right) if values is not None else None
+            if what is None:
+                return None
+            from _pytest.assertion.util import assertrepr_compare
+
+            lines = assertrepr_compare(config, op, left, right) or ["%r %s %r" % (left, op, right)]
+            return lines[:1] + [what] + lines[1:]
+
         @pytest.hookimpl(trylast=True)
         def pytest_collection_modifyitems(self, session, config, items):
             """The tests run in the order pytest gives them when it collects each file whole:
@@ -388,44 +604,84 @@ def tender_plugin(wire):
             wire.check_loaders(session.items)
             wire.check_machinery()
             wire.check_builtins()
+            mods, classes = {}, {}
+            for item in session.items:
+                mod = getattr(item, "module", None)
+                fn = getattr(mod, "__file__", None)
+                if isinstance(fn, str) and os.path.realpath(fn) in wire.watch:
+                    mods[id(mod)] = mod
+                    cls = getattr(item, "cls", None)
+                    if isinstance(cls, type):
+                        classes[id(cls)] = cls
+            planted[:] = [list(mods.values()), list(classes.values())]
+            check_planted()
 
         @pytest.hookimpl(trylast=True)
         def pytest_sessionfinish(self, session):
             wire.check_machinery()
             wire.check_builtins()  # after the runner tore down the session's fixtures
+            check_planted()
 
         @pytest.hookimpl(tryfirst=True)
         def pytest_runtest_logreport(self, report):
             wire.outcome(report)
+            if report.when == "teardown":
+                # A patch made for one test and undone later is seen here; one a fixture made
+                # and undid (monkeypatch of unittest.main) is not, since its teardown is over.
+                wire.check_machinery()
+                wire.check_builtins()
+                check_planted()
 
-        @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+        @pytest.hookimpl(tryfirst=True)
         def pytest_runtest_call(self, item):
-            """A test of this check must run its own code: the code object the import system
-            compiled for it. A test that passes without that code ever starting was replaced."""
-            target = wire.genuine_code(item)
-            if target is None:
-                yield
+            """A test of this check should run its own code: a code object the import system
+            compiled for it. A test that passes without that code ever starting (in any thread)
+            may have been replaced; it is only noted, since the negated copies of each required
+            test catch a replaced test by what it asserts. No hook wrapper: its suspended frame
+            would hold the tripwires where the test can walk to them (pluggy's call frame)."""
+            import threading
+
+            if running is not None:
+                running(test_key(item.nodeid))
+            targets = wire.genuine_code(item)
+            if targets is None:
                 return
             ran = [False]
             before = sys.getprofile()
+            main = threading.current_thread()
 
             def watch(frame, event, arg):
-                if event == "call" and frame.f_code is target:
+                if event == "call" and id(frame.f_code) in targets:
                     ran[0] = True
                     wire.busy = True
-                    sys.setprofile(before)
+                    sys.setprofile(None if threading.current_thread() is not main else before)
                     wire.busy = False
 
+            def done(passed):
+                wire.busy = True
+                threading.setprofile(None)
+                wire.profile = None
+                if sys.getprofile() is watch:
+                    sys.setprofile(before)
+                wire.busy = False
+                if passed and not ran[0] and targets:
+                    wire.send("note:bypass", "a test passed without its own code running")
+
+            watching[item.nodeid] = done
             wire.busy = True  # Tender's own profile function is no tripwire
             sys.setprofile(watch)
+            threading.setprofile(watch)  # a thread the test starts installs it as it starts
+            wire.profile = watch
             wire.busy = False
-            outcome = yield
-            if sys.getprofile() is watch:
-                wire.busy = True
-                sys.setprofile(before)
-                wire.busy = False
-            if outcome.excinfo is None and not ran[0]:
-                wire.send("bypass", "a test passed without its own code running")
-            wire.check_machinery()  # a patch made for one test and undone later is seen here
 
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_runtest_makereport(self, item, call):
+            if call.when == "call" and running is not None:
+                running("")
+            if call.when == "call":
+                done = watching.pop(item.nodeid, None)
+                if done is not None:
+                    done(call.excinfo is None)
+
+    watching = {}  # nodeid -> what ends the watch of a test's call
     return TenderPlugin()

@@ -2,7 +2,6 @@
 # host's python3 with pytest, driven by TestBootstrapHostTests in grader/pyboot/host_test.go, and
 # are never embedded into the verifier's source (pyboot.go embeds boot/*.py only).
 import os
-import re
 import sys
 
 import pytest
@@ -26,16 +25,11 @@ def demo(tmp_path):
 @pytest.fixture
 def boot_source():
     """The bootstrap as the verifier runs it: the file TestBootstrapHostTests writes from the Go
-    source (TENDER_BOOTSTRAP), or, when pytest is run by hand, boot/ joined in pyboot.go's order."""
-    path = os.environ.get("TENDER_BOOTSTRAP")
-    if path:
-        with open(path) as f:
-            return f.read()
-    with open(os.path.join(os.path.dirname(HERE), "pyboot.go")) as f:
-        m = re.search(r"var bootOrder = \[\]string\{([^}]*)\}", f.read())
-    assert m, "pyboot.go no longer declares bootOrder on one line; set TENDER_BOOTSTRAP"
-    parts = []
-    for name in re.findall(r'"([^"]+)"', m.group(1)):
-        with open(os.path.join(BOOT, name)) as f:
-            parts.append(f.read())
-    return "\n\n".join(parts)
+    source (TENDER_BOOTSTRAP), or boot/ joined in pyboot.go's bootOrder."""
+    return helpers.boot_source()
+
+
+@pytest.fixture
+def planter_source():
+    """The planter as the verifier runs it (TENDER_PLANTER, or boot/ joined in planterOrder)."""
+    return helpers.planter_source()

@@ -5,6 +5,7 @@ import builtins
 import hashlib
 import json
 import os
+import re
 import symtable
 import types
 
@@ -23,6 +24,7 @@ def parse(line):
 
 
 def test_control_line():
+    """A control line is the prefix, the nonce, the kind and compact JSON with sorted keys."""
     line = control.control_line("4f1c", "plan", {"v": 1, "sentinels": [], "shifts": {"t.py": [[3, 4]]}})
     assert line == b'TENDER-CONTROL 4f1c plan {"sentinels":[],"shifts":{"t.py":[[3,4]]},"v":1}\n'
 
@@ -33,6 +35,7 @@ def test_control_line():
     {"stage": "plan", "type": "KeyError"},
 ])
 def test_control_line_is_one_line(obj):
+    """Whatever the payload holds, a control line is one ASCII line that parses back to it."""
     nonce, kind, got = parse(control.control_line("4f1c", "hit", obj))
     assert (nonce, kind, got) == ("4f1c", "hit", obj)
     assert control.control_line("4f1c", "hit", obj).isascii()
@@ -58,6 +61,8 @@ STREAM = [
 
 
 def test_relay_hits_and_outcomes():
+    """Relay relays hits (only their kind and what), keeps one outcome a test, and makes the end
+    line's counts and passed digest of them."""
     r, emitted = relay()
     a, ka = outcome("t.py::test_a", "passed")
     b, kb = outcome("t.py::test_b", "not")
@@ -77,6 +82,7 @@ def test_relay_hits_and_outcomes():
 
 
 def test_relay_reads_lines_across_chunks():
+    """However the stream is cut into reads, Relay sees the same lines."""
     data = b"".join(STREAM) + outcome("t.py::test_a", "passed")[0]
     whole, _ = relay()
     whole.feed(data)
@@ -88,6 +94,7 @@ def test_relay_reads_lines_across_chunks():
 
 
 def test_relay_run_reads_a_pipe_to_its_end():
+    """Relay.run reads to the end of the pipe; an unfinished last line is no line."""
     rfd, wfd = os.pipe()
     os.write(wfd, b"".join(STREAM) + b'{"kind":"write","what":"unfinished')
     os.close(wfd)
@@ -98,6 +105,7 @@ def test_relay_run_reads_a_pipe_to_its_end():
 
 
 def test_relay_counts_a_second_outcome():
+    """A second outcome for one test is counted (judgeOutcomes forges on it); the last one stands."""
     r, _ = relay()
     line, key = outcome("t.py::test_a", "not")
     r.feed(line + outcome("t.py::test_a", "passed")[0])
@@ -105,6 +113,7 @@ def test_relay_counts_a_second_outcome():
 
 
 def test_relay_relays_200_hits_and_counts_all():
+    """Hits past the first 200 are counted, not relayed: the control channel stays small."""
     r, emitted = relay()
     r.feed(b'{"kind":"write","what":"test"}\n' * 250)
     assert r.hits == 250 and len(emitted) == 200
@@ -114,12 +123,14 @@ def test_relay_relays_200_hits_and_counts_all():
 @pytest.mark.parametrize("status, code, signal", [(0, 0, None), (1 << 8, 1, None), (5 << 8, 5, None), (9, 137, 9),
                                                   (15, 143, 15)])
 def test_relay_end_status(status, code, signal):
+    """The end line's exit is the child's exit status, or 128 + the signal that killed it."""
     r, _ = relay()
     end, got = r.end(status, "", False)
     assert got == code and end["exit"] == code and end.get("signal") == signal and end["stream_ended"] is False
 
 
 def test_relay_end_of_a_real_child():
+    """The wait status of a child killed by SIGKILL reads as signal 9, exit 137."""
     pid = os.fork()
     if pid == 0:
         os.kill(os.getpid(), 9)
@@ -158,23 +169,48 @@ def test_the_child_stream_reaches_the_relay(tmp_path):
                           key("t.py::test_c[\udcff]"): "passed"}
 
 
-# The bootstrap is the files of boot/ joined into one source: a name defined in two files would
-# silently be the later one, and a name no file defines fails only when the verifier reaches it.
+# The bootstrap and the planter are files of boot/ joined into one source each: a name defined in
+# two files of one source would silently be the later one, and a name no file defines fails only
+# when the verifier reaches it.
 
-BOOT_FILES = ["main.py", "control.py", "sentinels.py", "child.py", "tripwires.py", "start.py"]
+
+def order(var):
+    """The files a Go order of pyboot.go joins (bootOrder, planterOrder)."""
+    with open(os.path.join(os.path.dirname(BOOT), "pyboot.go")) as f:
+        m = re.search(var + r"\s*=\s*\[\]string\{([^}]*)\}", f.read())
+    return re.findall(r'"([^"]+)"', m.group(1))
+
+
+BOOT = os.path.dirname(control.__file__)
+BOOT_FILES, PLANTER_FILES = order("bootOrder"), order("planterOrder")
+SOURCES = [("bootOrder", BOOT_FILES, "main()"), ("planterOrder", PLANTER_FILES, "plant_main()")]
 
 
 def boot_file(name):
-    with open(os.path.join(os.path.dirname(control.__file__), name)) as f:
+    with open(os.path.join(BOOT, name)) as f:
         return f.read()
 
 
-def test_boot_files_are_all_joined(boot_source):
-    assert sorted(n for n in os.listdir(os.path.dirname(control.__file__)) if n.endswith(".py")) == sorted(BOOT_FILES)
+def test_boot_files_are_all_joined(boot_source, planter_source):
+    """Every file of boot/ is in the bootstrap or the planter, in its order; the bootstrap starts
+    with main.py's header and ends by calling main(), the planter ends by calling plant_main()."""
+    assert sorted(n for n in os.listdir(BOOT) if n.endswith(".py")) == sorted(set(BOOT_FILES) | set(PLANTER_FILES))
+    assert BOOT_FILES[0] == "main.py" and BOOT_FILES[-1] == "start.py" and PLANTER_FILES[-1] == "plantstart.py"
     assert boot_source.startswith("# Tender's pytest bootstrap.")
-    assert boot_source.rstrip().endswith("\nmain()")
-    for name in BOOT_FILES:
-        assert boot_file(name) in boot_source
+    for source, files, last in ((boot_source, BOOT_FILES, "main()"), (planter_source, PLANTER_FILES, "plant_main()")):
+        assert source.rstrip().endswith("\n" + last)
+        at = 0
+        for name in files:
+            i = source.find(boot_file(name), at)
+            assert i >= 0, "%s is not in its source after the files before it" % name
+            at = i + len(boot_file(name))
+
+
+def test_the_test_process_never_holds_the_planter():
+    """The sentinels and the planting are the planter's alone: the bootstrap, whose child runs the
+    candidate's code, has neither sentinels.py nor plant.py."""
+    assert not {"sentinels.py", "plant.py", "plantstart.py"} & set(BOOT_FILES)
+    assert not {"main.py", "child.py", "tripwires.py", "asker.py", "start.py"} & set(PLANTER_FILES)
 
 
 def top_level_names(src):
@@ -189,9 +225,11 @@ def top_level_names(src):
     return names
 
 
-def test_no_name_is_defined_in_two_files():
+@pytest.mark.parametrize("var, files, last", SOURCES)
+def test_no_name_is_defined_in_two_files(var, files, last):
+    """No top-level name is defined by two files of one joined source (the later would win)."""
     seen = {}
-    for name in BOOT_FILES:
+    for name in files:
         for n in top_level_names(boot_file(name)):
             assert n not in seen, "%s is defined in %s and in %s" % (n, seen.get(n), name)
             seen[n] = name
@@ -208,23 +246,52 @@ def free_globals(table):
     return out
 
 
-def test_every_name_the_bootstrap_reads_is_defined(boot_source):
-    top = symtable.symtable(boot_source, "<bootstrap>", "exec")
-    defined = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()}
-    missing = sorted(n for n in free_globals(top) if n not in defined and not hasattr(builtins, n))
-    assert missing == []
+def test_every_name_a_source_reads_is_defined(boot_source, planter_source):
+    """Every global name the bootstrap and the planter read is defined by a file of their source, or
+    a builtin."""
+    for name, source in (("bootstrap", boot_source), ("planter", planter_source)):
+        top = symtable.symtable(source, "<%s>" % name, "exec")
+        defined = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()}
+        missing = sorted(n for n in free_globals(top) if n not in defined and not hasattr(builtins, n))
+        assert missing == [], name
 
 
-@pytest.mark.parametrize("name", [n for n in BOOT_FILES if n != "start.py"])
+def host_import(node, name):
+    """`if __name__ == "sentinels": from held import ...` in sentinels.py: what a file needs of the
+    files before it in its source, imported only when the host tests import it alone under its
+    own name (in a joined source those names are already defined)."""
+    files = {n[:-3] for n in BOOT_FILES + PLANTER_FILES}
+    return (isinstance(node, ast.If) and ast.unparse(node.test) == "__name__ == %r" % name[:-3] and not node.orelse
+            and all(isinstance(s, ast.ImportFrom) and s.module in files for s in node.body))
+
+
+def harmless(call):
+    """A call a top-level assignment may make: LOWER.upper(), or a builtin constructor of literals
+    (frozenset of the standard library's names, a sentinel object())."""
+    if ast.unparse(call) == "LOWER.upper()":
+        return True
+    if not (isinstance(call.func, ast.Name) and call.func.id in ("frozenset", "set", "tuple", "object")):
+        return False
+    try:
+        [ast.literal_eval(a) for a in call.args]
+    except ValueError:
+        return False
+    return not call.keywords
+
+
+@pytest.mark.parametrize("name", sorted(set(BOOT_FILES + PLANTER_FILES) - {"start.py", "plantstart.py"}))
 def test_each_file_only_defines(name):
-    """Each file but start.py only imports and defines: loading one alone (as the host tests do)
-    runs nothing, forks nothing, and needs no other file. start.py only calls main()."""
+    """Each file but the two last only imports and defines: loading one alone (as the host tests
+    do) runs nothing, forks nothing, and needs no other file. start.py only calls main(),
+    plantstart.py only plant_main()."""
     src = boot_file(name)
     for node in ast.parse(src).body:
         ok = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef, ast.Assign, ast.For)
-        assert isinstance(node, ok), "%s:%d runs %s" % (name, node.lineno, ast.unparse(node))
+        assert isinstance(node, ok) or host_import(node, name), "%s:%d runs %s" % (name, node.lineno,
+                                                                                   ast.unparse(node))
         if isinstance(node, (ast.Assign, ast.For)):
-            calls = [ast.unparse(n) for n in ast.walk(node) if isinstance(n, ast.Call)]
-            assert calls in ([], ["LOWER.upper()"]), "%s:%d calls %s" % (name, node.lineno, calls)
+            calls = [n for n in ast.walk(node) if isinstance(n, ast.Call)]
+            assert all(harmless(c) for c in calls), "%s:%d calls %s" % (name, node.lineno, ast.unparse(calls[0]))
     exec(compile(src, name, "exec"), types.ModuleType("boot_" + name[:-3]).__dict__)
     assert [ast.unparse(n) for n in ast.parse(boot_file("start.py")).body] == ["main()"]
+    assert [ast.unparse(n) for n in ast.parse(boot_file("plantstart.py")).body] == ["plant_main()"]

@@ -1,0 +1,1 @@
+plant_main()
