@@ -62,6 +62,7 @@ const (
 	CodeTampering    Code = "tampering"
 	CodeTripwire     Code = "tripwire"
 	CodeBootstrap    Code = "bootstrap_failed"
+	CodeEvalChanged  Code = "evaluator_files_changed"
 
 	CodeEvaluatorReset Code = "evaluator_files_reset"
 
@@ -95,6 +96,7 @@ const (
 	CodeTestPatchFailed   Code = "test_patch_failed"
 	CodeTestIDUnresolved  Code = "test_id_unresolved"
 	CodeTestIDResolved    Code = "test_id_resolved"
+	CodeTestIDExpanded    Code = "test_id_expanded"
 	CodeEnvironmentBroken Code = "environment_broken"
 	CodeVerifierFailed    Code = "verifier_failed"
 	CodeVerifierKilled    Code = "verifier_killed"
@@ -136,6 +138,10 @@ var registry = []CodeInfo{
 		NoLocus, IntegrityViolation},
 	{CodeTripwire, "bootstrap", "the code under test did something unusual that decides nothing; noted", NoLocus, Note},
 	{CodeBootstrap, "bootstrap", "Tender's pytest bootstrap could not run the tests; no verdict", NoLocus, Error},
+	{CodeEvalChanged, "bootstrap",
+		"no longer given: an evaluator file was not what Tender restored when the tests were to start; the evaluator's " +
+			"files are now written after the setup commands, read-only to them; no verdict",
+		NoLocus, Error},
 	{CodeFlaky, "reruns",
 		"a required test's outcome differed across reruns (`--reruns`); it counts as failed unless the suite says " +
 			"`flaky: excluded` and it is a pass_to_pass test that also fails on the base commit (noted)",
@@ -175,6 +181,10 @@ var registry = []CodeInfo{
 		NoLocus, Error},
 	{CodeTestIDResolved, "baseline",
 		"a truncated required test ID was resolved to the one collected test it names (noted)",
+		NoLocus, Note},
+	{CodeTestIDExpanded, "baseline",
+		"a truncated required test ID names several collected tests; under `ambiguous_ids: all` each is required " +
+			"in its place (noted)",
 		NoLocus, Note},
 	{CodeEnvironmentBroken, "baseline",
 		"collection fails the same way on the base commit with the test patch alone: the environment, not the patch; " +
@@ -226,5 +236,8 @@ func CapReasons(rs []Reason, n int) []Reason {
 		return rs
 	}
 	out := slices.Clone(rs[:n])
-	return append(out, Reason{Code: CodeMoreReasons, Detail: fmt.Sprintf("and %d more reasons, not recorded", len(rs)-n)})
+	return append(
+		out,
+		Reason{Code: CodeMoreReasons, Detail: fmt.Sprintf("and %d more reasons, not recorded", len(rs)-n)},
+	)
 }

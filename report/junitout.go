@@ -89,7 +89,11 @@ func suiteProperties(r Results) []gradeProperty {
 }
 
 func pairCase(p PairResult) gradeCase {
-	c := gradeCase{ClassName: p.Repository, Name: p.ID, Time: seconds(time.Duration(p.DurationMillis) * time.Millisecond)}
+	c := gradeCase{
+		ClassName: p.Repository,
+		Name:      p.ID,
+		Time:      seconds(time.Duration(p.DurationMillis) * time.Millisecond),
+	}
 	if p.Verdict == Resolved {
 		return c
 	}

@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"strings"
 )
 
 // The bundle layout. report owns it: every other package asks these names and functions, and
@@ -24,6 +25,9 @@ const (
 	PairReport      = "report.json"
 	// ValidationJSON is what `tender validate --run --out DIR` writes: one entry an instance.
 	ValidationJSON = "validation.json"
+	// EnvironmentsDir holds, per environment, how its image was made where the image alone
+	// does not show it: environments/<name>/.
+	EnvironmentsDir = "environments"
 )
 
 // ErrUnsafePairID marks a pair ID that cannot name a directory safely.
@@ -58,6 +62,37 @@ func BaselineJSON(id string) string { return path.Join(PairDir(id), "baseline.js
 
 // BaselineLog is the baseline collection's bounded output: pairs/<id>/baseline.log.
 func BaselineLog(id string) string { return path.Join(PairDir(id), "baseline.log") }
+
+// BuildNetworkJSON is the record of what an environment's image build fetched through its
+// allowlist (the image's tender.build.network label): environments/<name>/build-network.json.
+func BuildNetworkJSON(env string) string {
+	return path.Join(EnvironmentsDir, env, "build-network.json")
+}
+
+// WriteBuildNetwork writes an environment's build record (JSON) into the bundle directory dir,
+// indented for people, replacing one a resumed run wrote.
+func WriteBuildNetwork(dir, env string, record []byte) error {
+	if !ValidID(env) {
+		return fmt.Errorf("report: environment name %q cannot name a directory", env)
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, record, "", "  "); err != nil {
+		return fmt.Errorf("report: the build record of environment %s is not JSON: %w", env, err)
+	}
+	b.WriteByte('\n')
+	name := filepath.Join(dir, filepath.FromSlash(BuildNetworkJSON(env)))
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := os.WriteFile(name, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
+
+// sharedFile reports whether a bundle file describes the batch's environments rather than a
+// pair: shards that graded with the same images hold the same one.
+func sharedFile(name string) bool { return strings.HasPrefix(name, EnvironmentsDir+"/") }
 
 // Aggregates are the batch-level files rewritten when shards are merged; every file under
 // PairsDir belongs to one pair and is copied as it is.

@@ -161,18 +161,25 @@ func sameRun(a, b shardPart) error {
 	return nil
 }
 
-// checkFiles refuses a file that two shards would both copy into the merged bundle.
+// checkFiles refuses a file that two shards would both copy into the merged bundle, unless it
+// describes the environments (sharedFile) and both hold the same bytes.
 func checkFiles(shards []shardPart) error {
 	owner := map[string]string{}
+	sum := map[string]string{}
 	for _, s := range shards {
 		for _, f := range s.Manifest.Files {
 			if mergedAggregate(f.Name) {
 				continue
 			}
-			if prev, ok := owner[f.Name]; ok {
+			prev, ok := owner[f.Name]
+			switch {
+			case ok && sharedFile(f.Name) && sum[f.Name] != f.SHA256:
+				return shardErr("%s and %s hold different %s: their environment's image was built twice, "+
+					"differently; grade every shard with the same images", prev, s.Dir, f.Name)
+			case ok && !sharedFile(f.Name):
 				return shardErr("%s and %s both hold %s", prev, s.Dir, f.Name)
 			}
-			owner[f.Name] = s.Dir
+			owner[f.Name], sum[f.Name] = s.Dir, f.SHA256
 		}
 	}
 	return nil

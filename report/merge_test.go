@@ -196,8 +196,12 @@ func TestPlanMergeRefuses(t *testing.T) {
 			" is in both " + three[0].Dir + " and " + dupDir.Dir},
 		{"a pair in the wrong shard", []ShardBundle{misplacedDir, three[1], three[2]}, "which belongs to shard"},
 		{"shards of different n", []ShardBundle{three[0], three[1], three[2], two[1]}, "is shard 2/2"},
-		{"different suite digests", []ShardBundle{three[0], other[1], three[2]}, "graded suite demo@1 (sha256:5u17e) but " +
-			other[1].Dir + " graded demo@1 (sha256:07her)"},
+		{
+			"different suite digests",
+			[]ShardBundle{three[0], other[1], three[2]},
+			"graded suite demo@1 (sha256:5u17e) but " +
+				other[1].Dir + " graded demo@1 (sha256:07her)",
+		},
 		{"another tool", []ShardBundle{three[0], three[1], newer[2]}, "were graded differently (tender 0.1.0/"},
 		{"another backend", []ShardBundle{local[0], three[1], three[2]}, "/local/"},
 		{"an unsharded bundle", []ShardBundle{unsharded}, "was graded without --shard"},

@@ -23,11 +23,12 @@ import (
 // after the shard verified), and nothing is overwritten.
 func (m *ShardMerge) Write(ctx context.Context, out string, swe SWEBenchOutputs, key ed25519.PrivateKey,
 	now time.Time) (*bundle.Manifest, error) {
+	copied := map[string]bool{}
 	for _, s := range m.shards {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if err := copyShardFiles(s, out); err != nil {
+		if err := copyShardFiles(s, out, copied); err != nil {
 			return nil, err
 		}
 	}
@@ -63,13 +64,15 @@ func mergedInputs(shards []shardPart) bundle.Inputs {
 	return in
 }
 
-// copyShardFiles copies the per-pair files of s into out, refusing to overwrite anything.
+// copyShardFiles copies the per-pair files of s into out, refusing to overwrite anything, and
+// the environments' files another shard has not (copied, which checkFiles found equal).
 // The files are those s's verified envelope lists, each checked against its digest there.
-func copyShardFiles(s shardPart, out string) error {
+func copyShardFiles(s shardPart, out string, copied map[string]bool) error {
 	for _, f := range s.Manifest.Files {
-		if mergedAggregate(f.Name) {
+		if mergedAggregate(f.Name) || copied[f.Name] {
 			continue
 		}
+		copied[f.Name] = true
 		src := filepath.Join(s.Dir, filepath.FromSlash(f.Name))
 		if err := copyFileNew(src, filepath.Join(out, filepath.FromSlash(f.Name)), f); err != nil {
 			return fmt.Errorf("merging %s: %w", s.Dir, err)

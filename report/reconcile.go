@@ -119,7 +119,12 @@ func judgeTest(id string, cases []junit.Case) (TestStatus, *Reason) {
 	}
 	// The runner's message is not quoted: code the candidate controls can put anything in
 	// it, hidden tests included. The operator's log has it.
-	return st, &Reason{Code: code, Detail: clipText(fmt.Sprintf("%s: %s", id, st), maxDetail), Path: c.File, Line: c.Line}
+	return st, &Reason{
+		Code:   code,
+		Detail: clipText(fmt.Sprintf("%s: %s", id, st), maxDetail),
+		Path:   c.File,
+		Line:   c.Line,
+	}
 }
 
 // statusOf maps a case's status to the reconciled status and the reason code it costs.
@@ -150,11 +155,22 @@ func totalsReasons(rep *junit.Report) []Reason {
 	mm := rep.Mismatches()
 	for i, m := range mm {
 		if i == maxTotalsReasons {
-			out = append(out, Reason{Code: CodeTotalsMismatch, Detail: fmt.Sprintf("and %d more suites whose totals disagree", len(mm)-i)})
+			out = append(
+				out,
+				Reason{
+					Code:   CodeTotalsMismatch,
+					Detail: fmt.Sprintf("and %d more suites whose totals disagree", len(mm)-i),
+				},
+			)
 			break
 		}
 		out = append(out, Reason{Code: CodeTotalsMismatch, Detail: fmt.Sprintf(
-			"suite %d of the report declares %s=%d but its cases add up to %d", m.Suite+1, m.Field, m.Declared, m.Counted)})
+			"suite %d of the report declares %s=%d but its cases add up to %d",
+			m.Suite+1,
+			m.Field,
+			m.Declared,
+			m.Counted,
+		)})
 	}
 	return out
 }

@@ -15,7 +15,11 @@ import (
 func FuzzReconcile(f *testing.F) {
 	f.Add(suite(1, 0, 0, 0, tc("a", "")), "c::a", 0)
 	f.Add(suite(2, 1, 0, 0, tc("a", ""), tc("a", "<failure/>")), "c::a\nc::b", 1)
-	f.Add(`<testsuite><testcase classname="c" name="a"><skipped type="pytest.xfail"/></testcase></testsuite>`, "c::a", 0)
+	f.Add(
+		`<testsuite><testcase classname="c" name="a"><skipped type="pytest.xfail"/></testcase></testsuite>`,
+		"c::a",
+		0,
+	)
 	for _, name := range []string{"surefire.xml", "jest-junit.xml", "nested.xml"} {
 		if b, err := os.ReadFile(filepath.Join("junit", "testdata", name)); err == nil {
 			f.Add(string(b), "parser::unicode\ncli::help", 1)

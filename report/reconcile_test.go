@@ -56,45 +56,121 @@ func TestReconcile(t *testing.T) {
 			want: map[string]TestStatus{"c::a": TestPassed, "c::b": TestPassed}},
 		{name: "extra tests allowed", doc: suite(2, 0, 0, 1, pass, tc("x", "<skipped/>")), required: []string{"c::a"},
 			want: map[string]TestStatus{"c::a": TestPassed}},
-		{name: "extra failing test with nonzero exit", doc: suite(2, 1, 0, 0, pass, tc("x", "<failure/>")), required: []string{"c::a"}, exit: 1,
-			want: map[string]TestStatus{"c::a": TestPassed}},
+		{
+			name:     "extra failing test with nonzero exit",
+			doc:      suite(2, 1, 0, 0, pass, tc("x", "<failure/>")),
+			required: []string{"c::a"},
+			exit:     1,
+			want:     map[string]TestStatus{"c::a": TestPassed},
+		},
 		{name: "test_missing", doc: suite(1, 0, 0, 0, pass), required: []string{"c::a", "c::gone"},
 			want: map[string]TestStatus{"c::a": TestPassed, "c::gone": TestMissing}, codes: []Code{CodeTestMissing}},
-		{name: "test_duplicate", doc: suite(2, 1, 0, 0, pass, tc("a", "<failure/>")), required: []string{"c::a"}, exit: 1,
-			want: map[string]TestStatus{"c::a": TestDuplicate}, codes: []Code{CodeTestDuplicate}},
+		{
+			name:     "test_duplicate",
+			doc:      suite(2, 1, 0, 0, pass, tc("a", "<failure/>")),
+			required: []string{"c::a"},
+			exit:     1,
+			want:     map[string]TestStatus{"c::a": TestDuplicate},
+			codes:    []Code{CodeTestDuplicate},
+		},
 		{name: "duplicate of two passes", doc: suite(2, 0, 0, 0, pass, pass), required: []string{"c::a"},
 			want: map[string]TestStatus{"c::a": TestDuplicate}, codes: []Code{CodeTestDuplicate}},
-		{name: "test_skipped", doc: suite(1, 0, 0, 1, tc("a", `<skipped message="later"/>`)), required: []string{"c::a"},
-			want: map[string]TestStatus{"c::a": TestSkipped}, codes: []Code{CodeTestSkipped}},
-		{name: "test_xfail", doc: suite(1, 0, 0, 1, tc("a", `<skipped type="pytest.xfail" message="bug"/>`)), required: []string{"c::a"},
-			want: map[string]TestStatus{"c::a": TestXFail}, codes: []Code{CodeTestXFail}},
-		{name: "test_failed", doc: suite(1, 1, 0, 0, tc("a", `<failure message="boom"/>`)), required: []string{"c::a"}, exit: 1,
-			want: map[string]TestStatus{"c::a": TestFailed}, codes: []Code{CodeTestFailed}},
-		{name: "strict xpass is test_failed", doc: suite(1, 1, 0, 0, tc("a", `<failure message="[XPASS(strict)] fixed"/>`)), required: []string{"c::a"}, exit: 1,
-			want: map[string]TestStatus{"c::a": TestXPass}, codes: []Code{CodeTestFailed}},
-		{name: "test_error", doc: suite(1, 0, 1, 0, tc("a", `<error message="fixture"/>`)), required: []string{"c::a"}, exit: 1,
-			want: map[string]TestStatus{"c::a": TestError}, codes: []Code{CodeTestError}},
+		{
+			name:     "test_skipped",
+			doc:      suite(1, 0, 0, 1, tc("a", `<skipped message="later"/>`)),
+			required: []string{"c::a"},
+			want:     map[string]TestStatus{"c::a": TestSkipped},
+			codes:    []Code{CodeTestSkipped},
+		},
+		{
+			name:     "test_xfail",
+			doc:      suite(1, 0, 0, 1, tc("a", `<skipped type="pytest.xfail" message="bug"/>`)),
+			required: []string{"c::a"},
+			want:     map[string]TestStatus{"c::a": TestXFail},
+			codes:    []Code{CodeTestXFail},
+		},
+		{
+			name:     "test_failed",
+			doc:      suite(1, 1, 0, 0, tc("a", `<failure message="boom"/>`)),
+			required: []string{"c::a"},
+			exit:     1,
+			want:     map[string]TestStatus{"c::a": TestFailed},
+			codes:    []Code{CodeTestFailed},
+		},
+		{
+			name:     "strict xpass is test_failed",
+			doc:      suite(1, 1, 0, 0, tc("a", `<failure message="[XPASS(strict)] fixed"/>`)),
+			required: []string{"c::a"},
+			exit:     1,
+			want:     map[string]TestStatus{"c::a": TestXPass},
+			codes:    []Code{CodeTestFailed},
+		},
+		{
+			name:     "test_error",
+			doc:      suite(1, 0, 1, 0, tc("a", `<error message="fixture"/>`)),
+			required: []string{"c::a"},
+			exit:     1,
+			want:     map[string]TestStatus{"c::a": TestError},
+			codes:    []Code{CodeTestError},
+		},
 		{name: "report_missing", required: []string{"c::a"},
 			want: map[string]TestStatus{"c::a": TestMissing}, codes: []Code{CodeReportMissing}},
-		{name: "report_missing from fs.ErrNotExist", parseErr: fmt.Errorf("reading junit.xml: %w", fs.ErrNotExist), required: []string{"c::a"},
-			want: map[string]TestStatus{"c::a": TestMissing}, codes: []Code{CodeReportMissing}},
+		{
+			name:     "report_missing from fs.ErrNotExist",
+			parseErr: fmt.Errorf("reading junit.xml: %w", fs.ErrNotExist),
+			required: []string{"c::a"},
+			want:     map[string]TestStatus{"c::a": TestMissing},
+			codes:    []Code{CodeReportMissing},
+		},
 		{name: "report_unparsable", parseErr: fmt.Errorf("parse: %w", junit.ErrMalformed), required: []string{"c::a"},
 			want: map[string]TestStatus{"c::a": TestMissing}, codes: []Code{CodeReportUnparsable}},
 		{name: "totals_mismatch: more tests declared", doc: suite(2, 0, 0, 0, pass), required: []string{"c::a"},
 			want: map[string]TestStatus{"c::a": TestPassed}, codes: []Code{CodeTotalsMismatch}},
-		{name: "totals_mismatch: failure hidden from the totals", doc: suite(2, 0, 0, 0, pass, tc("x", "<failure/>")), required: []string{"c::a"}, exit: 1,
-			want: map[string]TestStatus{"c::a": TestPassed}, codes: []Code{CodeTotalsMismatch}},
-		{name: "totals_mismatch: no totals declared", doc: `<testsuite>` + pass + `</testsuite>`, required: []string{"c::a"},
-			want: map[string]TestStatus{"c::a": TestPassed}, codes: []Code{CodeTotalsMismatch}},
-		{name: "exit_code_mismatch: nonzero with all passed", doc: suite(1, 0, 0, 0, pass), required: []string{"c::a"}, exit: 1,
-			want: map[string]TestStatus{"c::a": TestPassed}, codes: []Code{CodeExitCodeMismatch}},
-		{name: "exit_code_mismatch: zero with a failure", doc: suite(2, 1, 0, 0, pass, tc("x", "<failure/>")), required: []string{"c::a"},
-			want: map[string]TestStatus{"c::a": TestPassed}, codes: []Code{CodeExitCodeMismatch}},
-		{name: "skips do not need a nonzero exit", doc: suite(2, 0, 0, 1, pass, tc("x", "<skipped/>")), required: []string{"c::a"}, exit: 5,
-			want: map[string]TestStatus{"c::a": TestPassed}, codes: []Code{CodeExitCodeMismatch}},
-		{name: "several reasons at once", doc: suite(3, 1, 0, 0, tc("a", "<failure/>")), required: []string{"c::a", "c::b"},
-			want:  map[string]TestStatus{"c::a": TestFailed, "c::b": TestMissing},
-			codes: []Code{CodeTestFailed, CodeTestMissing, CodeTotalsMismatch, CodeExitCodeMismatch}},
+		{
+			name:     "totals_mismatch: failure hidden from the totals",
+			doc:      suite(2, 0, 0, 0, pass, tc("x", "<failure/>")),
+			required: []string{"c::a"},
+			exit:     1,
+			want:     map[string]TestStatus{"c::a": TestPassed},
+			codes:    []Code{CodeTotalsMismatch},
+		},
+		{
+			name:     "totals_mismatch: no totals declared",
+			doc:      `<testsuite>` + pass + `</testsuite>`,
+			required: []string{"c::a"},
+			want:     map[string]TestStatus{"c::a": TestPassed},
+			codes:    []Code{CodeTotalsMismatch},
+		},
+		{
+			name:     "exit_code_mismatch: nonzero with all passed",
+			doc:      suite(1, 0, 0, 0, pass),
+			required: []string{"c::a"},
+			exit:     1,
+			want:     map[string]TestStatus{"c::a": TestPassed},
+			codes:    []Code{CodeExitCodeMismatch},
+		},
+		{
+			name:     "exit_code_mismatch: zero with a failure",
+			doc:      suite(2, 1, 0, 0, pass, tc("x", "<failure/>")),
+			required: []string{"c::a"},
+			want:     map[string]TestStatus{"c::a": TestPassed},
+			codes:    []Code{CodeExitCodeMismatch},
+		},
+		{
+			name:     "skips do not need a nonzero exit",
+			doc:      suite(2, 0, 0, 1, pass, tc("x", "<skipped/>")),
+			required: []string{"c::a"},
+			exit:     5,
+			want:     map[string]TestStatus{"c::a": TestPassed},
+			codes:    []Code{CodeExitCodeMismatch},
+		},
+		{
+			name:     "several reasons at once",
+			doc:      suite(3, 1, 0, 0, tc("a", "<failure/>")),
+			required: []string{"c::a", "c::b"},
+			want:     map[string]TestStatus{"c::a": TestFailed, "c::b": TestMissing},
+			codes:    []Code{CodeTestFailed, CodeTestMissing, CodeTotalsMismatch, CodeExitCodeMismatch},
+		},
 		{name: "required list deduplicated", doc: suite(1, 0, 0, 0, pass), required: []string{"c::a", "c::a"},
 			want: map[string]TestStatus{"c::a": TestPassed}},
 	}
@@ -128,15 +204,22 @@ func TestReconcile(t *testing.T) {
 }
 
 func TestReconcileDetails(t *testing.T) {
-	rep, err := junit.Parse([]byte(suite(1, 1, 0, 0,
-		`<testcase classname="tests.test_x" name="test_y" file="tests/test_x.py" line="4"><failure message="assert 1 == 2"/></testcase>`)),
+	rep, err := junit.Parse([]byte(suite(
+		1,
+		1,
+		0,
+		0,
+		`<testcase classname="tests.test_x" name="test_y" file="tests/test_x.py" line="4"><failure message="assert 1 == 2"/></testcase>`,
+	)),
 		junit.Options{Runner: junit.RunnerPytest})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := Reconcile(rep, nil, []string{"tests/test_x.py::test_y"}, 1)
 	// The runner's message is never quoted: the candidate writes it.
-	want := []Reason{{Code: CodeTestFailed, Detail: "tests/test_x.py::test_y: failed", Path: "tests/test_x.py", Line: 5}}
+	want := []Reason{
+		{Code: CodeTestFailed, Detail: "tests/test_x.py::test_y: failed", Path: "tests/test_x.py", Line: 5},
+	}
 	if diff := cmp.Diff(want, got.Reasons); diff != "" {
 		t.Errorf("reasons (-want +got):\n%s", diff)
 	}
@@ -161,7 +244,8 @@ func TestReconcileCapsTotalsReasons(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := Reconcile(rep, nil, []string{"c::a1"}, 0)
-	if n := len(got.Reasons); n != maxTotalsReasons+1 || !strings.Contains(got.Reasons[n-1].Detail, "more suites whose totals disagree") {
+	if n := len(got.Reasons); n != maxTotalsReasons+1 ||
+		!strings.Contains(got.Reasons[n-1].Detail, "more suites whose totals disagree") {
 		t.Errorf("%d reasons, last %+v", n, got.Reasons[n-1])
 	}
 }
@@ -193,7 +277,11 @@ func TestReconcileRealReports(t *testing.T) {
 	}{
 		{
 			name: "pytest xunit2: passing tests, exit 1 from the others", file: "pytest-xunit2.xml", opts: pyOpts, exit: 1,
-			required: []string{"tests/test_calc.py::TestCalc::test_class_param[1]", "tests/pkg.v2/test_dots.py::test_in_dotted_dir", "tests/test_calc.py::test_odd_params[c::d]"},
+			required: []string{
+				"tests/test_calc.py::TestCalc::test_class_param[1]",
+				"tests/pkg.v2/test_dots.py::test_in_dotted_dir",
+				"tests/test_calc.py::test_odd_params[c::d]",
+			},
 			want: map[string]TestStatus{
 				"tests/test_calc.py::TestCalc::test_class_param[1]": TestPassed,
 				"tests/pkg.v2/test_dots.py::test_in_dotted_dir":     TestPassed,
@@ -202,9 +290,15 @@ func TestReconcileRealReports(t *testing.T) {
 		},
 		{
 			name: "pytest xunit1: every kind of failure", file: "pytest-xunit1.xml", opts: pyOpts, exit: 1,
-			required: []string{"tests/test_calc.py::test_add_wrong", "tests/test_calc.py::test_skipped", "tests/test_calc.py::test_xfail",
-				"tests/test_calc.py::test_xpass_strict", "tests/test_calc.py::test_fixture_error",
-				"tests/test_teardown.py::test_fails_then_teardown_error", "tests/test_broken_import.py::test_never_collected"},
+			required: []string{
+				"tests/test_calc.py::test_add_wrong",
+				"tests/test_calc.py::test_skipped",
+				"tests/test_calc.py::test_xfail",
+				"tests/test_calc.py::test_xpass_strict",
+				"tests/test_calc.py::test_fixture_error",
+				"tests/test_teardown.py::test_fails_then_teardown_error",
+				"tests/test_broken_import.py::test_never_collected",
+			},
 			want: map[string]TestStatus{
 				"tests/test_calc.py::test_add_wrong":                     TestFailed,
 				"tests/test_calc.py::test_skipped":                       TestSkipped,
@@ -214,7 +308,15 @@ func TestReconcileRealReports(t *testing.T) {
 				"tests/test_teardown.py::test_fails_then_teardown_error": TestDuplicate,
 				"tests/test_broken_import.py::test_never_collected":      TestMissing,
 			},
-			codes: []Code{CodeTestMissing, CodeTestFailed, CodeTestError, CodeTestSkipped, CodeTestXFail, CodeTestFailed, CodeTestDuplicate},
+			codes: []Code{
+				CodeTestMissing,
+				CodeTestFailed,
+				CodeTestError,
+				CodeTestSkipped,
+				CodeTestXFail,
+				CodeTestFailed,
+				CodeTestDuplicate,
+			},
 		},
 		{
 			name: "pytest: exit code 0 forged over failures", file: "pytest-xunit2.xml", opts: pyOpts, exit: 0,
@@ -224,8 +326,12 @@ func TestReconcileRealReports(t *testing.T) {
 		},
 		{
 			name: "go test -json converted", data: goXML, opts: junit.Options{Runner: junit.RunnerGo}, exit: 1,
-			required: []string{"example.com/sample/calc.TestTable/one_plus_one", "example.com/sample/calc.TestTable/wrong",
-				"example.com/sample/calc.TestNested/outer/skip", "example.com/sample/panics.TestAfterPanic"},
+			required: []string{
+				"example.com/sample/calc.TestTable/one_plus_one",
+				"example.com/sample/calc.TestTable/wrong",
+				"example.com/sample/calc.TestNested/outer/skip",
+				"example.com/sample/panics.TestAfterPanic",
+			},
 			want: map[string]TestStatus{
 				"example.com/sample/calc.TestTable/one_plus_one": TestPassed,
 				"example.com/sample/calc.TestTable/wrong":        TestFailed,

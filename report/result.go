@@ -81,9 +81,26 @@ type Check struct {
 	Fingerprint Fingerprint           `json:"fingerprint"`
 	Tests       map[string]TestStatus `json:"tests"`
 	Reasons     []Reason              `json:"reasons,omitempty"`
+	ApplyMethod string                `json:"apply_method,omitempty"` // how the candidate patch applied
 	Resources   Resources             `json:"resources"`
 	LogFile     string                `json:"log_file,omitempty"`   // bundle-relative
 	JUnitFile   string                `json:"junit_file,omitempty"` // bundle-relative
+	// The bundle keeps a bounded share of each pair (docs/outputs.md): when it keeps only the
+	// head of a check's report (a refused report's first MiB, or what is left of the pair's
+	// share), JUnitTruncated says so and JUnitBytes and JUnitSHA256 are the whole report's.
+	JUnitTruncated bool   `json:"junit_truncated,omitempty"`
+	JUnitBytes     int64  `json:"junit_bytes,omitempty"`
+	JUnitSHA256    string `json:"junit_sha256,omitempty"`
+	LogTruncated   bool   `json:"log_truncated,omitempty"` // the log was cut at the pair's share
+}
+
+// ApplyHunk says where a fallback of `apply: swebench` put one hunk of the candidate patch.
+type ApplyHunk struct {
+	Path   string `json:"path"`
+	Hunk   int    `json:"hunk"`   // 1-based, within its file
+	Line   int    `json:"line"`   // 1-based line of the base file where the hunk's old side starts
+	Offset int    `json:"offset"` // Line minus the line the hunk header names
+	Fuzz   int    `json:"fuzz"`   // context lines ignored at each end of the hunk
 }
 
 // Digests are sha256 hex digests of a pair's inputs.
@@ -117,9 +134,21 @@ type PairResult struct {
 	// ResolvedTestIDs maps each truncated required ID, as the suite gives it, to the one
 	// collected test it names; the checks required the full IDs.
 	ResolvedTestIDs map[string]string `json:"resolved_test_ids,omitempty"`
-	Started         time.Time         `json:"started"`      // volatile
-	DurationMillis  int64             `json:"duration_ms"`  // volatile
-	InputDigest     string            `json:"input_digest"` // over every input of the pair; used by --resume
+	// StandInTestIDs maps each truncated required ID that names several collected tests, under
+	// the suite's `ambiguous_ids: all`, to every test that stood in for it, in collection
+	// order; the checks required each of them.
+	StandInTestIDs map[string][]string `json:"stand_in_test_ids,omitempty"`
+	// ApplyMethod is how the candidate patch was applied (git_apply, git_apply_reject, fuzz),
+	// when a check applied it; ApplyHunks says where each hunk went after a fuzz step.
+	ApplyMethod string      `json:"apply_method,omitempty"`
+	ApplyHunks  []ApplyHunk `json:"apply_hunks,omitempty"`
+	// SWEBenchApply is, for a patch Tender refused (patch_failed), the step of SWE-bench's chain
+	// that applies it (git_apply_reject, fuzz): under `apply: strict`, git apply alone refused it;
+	// under `apply: swebench`, a hunk fuzzed onto a file the evaluator resets. "" otherwise.
+	SWEBenchApply  string    `json:"swebench_apply_method,omitempty"`
+	Started        time.Time `json:"started"`      // volatile
+	DurationMillis int64     `json:"duration_ms"`  // volatile
+	InputDigest    string    `json:"input_digest"` // over every input of the pair; used by --resume
 }
 
 // Results is results.json: the whole batch.
@@ -145,4 +174,7 @@ type Results struct {
 	// ShardPlan is how the pairs were balanced over the shards (grade --durations); nil for
 	// the hash of the pair id.
 	ShardPlan *ShardPlan `json:"shard_plan,omitempty"`
+	// Comparison is this batch compared with a baseline bundle (grade or merge --baseline);
+	// nil when there was none.
+	Comparison *Comparison `json:"comparison,omitempty"`
 }

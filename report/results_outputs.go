@@ -14,6 +14,16 @@ type SWEBenchOutputs struct {
 	Summary func(r Results) ([]byte, error)    // swebench-summary.json
 	Report  func(p PairResult) ([]byte, error) // pairs/<id>/report.json; nil bytes: the pair gets none
 	Grade   func(p PairResult) string          // SWE-bench's grade of the pair's run for summary.md; "" shows "—"
+	// Differ names the rules that made the difference when Tender's verdict and SWE-bench's
+	// rule disagree on a pair (nil when they agree): a line of summary.md each.
+	Differ func(p PairResult) []RuleDifference
+}
+
+// RuleDifference is one rule by which Tender's verdict of a pair and SWE-bench's rule differ:
+// its name (such as "skipped test") and what it did in this pair.
+type RuleDifference struct {
+	Rule   string
+	Detail string
 }
 
 // WriteOutputs writes every batch-level output into dir: results.json, swe's files
@@ -50,7 +60,7 @@ func WriteOutputs(dir string, r Results, swe SWEBenchOutputs) error {
 	if err := writeFileAtomic(filepath.Join(dir, TenderJUnit), xml); err != nil {
 		return err
 	}
-	md := summaryMarkdown(r, SummaryMaxBytes, sweView{grade: swe.Grade, reports: reports})
+	md := summaryMarkdown(r, SummaryMaxBytes, sweView{grade: swe.Grade, reports: reports, differ: swe.Differ})
 	return writeFileAtomic(filepath.Join(dir, SummaryMarkdown), md)
 }
 

@@ -45,7 +45,12 @@ func fixtureResults() Results {
 		check("regression", map[string]TestStatus{p2p[0]: TestPassed}, true),
 	}
 	wrong := pair("wrong-fix", Unresolved, 8000)
-	failed := Reason{Code: CodeTestFailed, Detail: "target: tests/test_calc.py::test_add: failed: assert 3 == 4", Path: "tests/test_calc.py", Line: 5}
+	failed := Reason{
+		Code:   CodeTestFailed,
+		Detail: "target: tests/test_calc.py::test_add: failed: assert 3 == 4",
+		Path:   "tests/test_calc.py",
+		Line:   5,
+	}
 	wrong.Reasons = []Reason{failed}
 	wrong.Checks = []Check{
 		check("target", map[string]TestStatus{f2p[0]: TestFailed}, false, failed),
@@ -269,7 +274,8 @@ func TestSummarySkipsARowThatDoesNotFit(t *testing.T) {
 	limit := strings.Index(full, "| aaa-huge") + 1000 // room for the head and little else
 	out := string(summaryMarkdown(normalized(r), limit+summaryReserve, sweView{}))
 	// aaa-huge sorts first (an error); rows after it must still be there.
-	if strings.Contains(out, "aaa-huge") || !strings.Contains(out, "| infra\\-down") || !strings.Contains(out, "| empty |") {
+	if strings.Contains(out, "aaa-huge") || !strings.Contains(out, "| infra\\-down") ||
+		!strings.Contains(out, "| empty |") {
 		t.Errorf("want the huge row left out and the smaller ones kept:\n%s", out)
 	}
 }

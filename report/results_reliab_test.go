@@ -46,7 +46,12 @@ func TestOpenResultsKeepsWholeLastRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got, want := idsOf(after), append(idsOf(before), "c"); !slices.Equal(got, want) {
-		t.Errorf("records after reopening and appending: %v, want %v (ReadResults counted %v)", got, want, idsOf(before))
+		t.Errorf(
+			"records after reopening and appending: %v, want %v (ReadResults counted %v)",
+			got,
+			want,
+			idsOf(before),
+		)
 	}
 }
 

@@ -117,10 +117,17 @@ func staleFiles(dir string, keep map[string]bool) ([]string, error) {
 				return nil, err
 			}
 			stale = append(stale, s...)
+		case name == EnvironmentsDir && e.IsDir(): // written again when the run finishes
+			stale = append(stale, name)
 		case e.Type().IsRegular() && ownTopLevel(name):
 			stale = append(stale, name)
 		default:
-			return nil, fmt.Errorf("%w: %s holds %s; move it out of the bundle directory, then resume", ErrForeignFile, dir, name)
+			return nil, fmt.Errorf(
+				"%w: %s holds %s; move it out of the bundle directory, then resume",
+				ErrForeignFile,
+				dir,
+				name,
+			)
 		}
 	}
 	return stale, nil

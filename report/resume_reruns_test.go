@@ -10,9 +10,19 @@ import (
 // bundle on resume; those of a pair graded again, and look-alikes of another check, go.
 func TestResumeKeepsRerunLogs(t *testing.T) {
 	dir := t.TempDir()
-	kept := PairResult{Schema: SchemaVersion, ID: "p", Checks: []Check{{Name: "regression", LogFile: CheckLog("p", "regression")}}}
-	files := []string{CheckLog("p", "regression"), CheckLog("p", "regression-rerun1"), CheckJUnit("p", "regression-rerun1"),
-		CheckLog("p", "regression-base2"), CheckLog("p", "target-rerun1"), CheckLog("q", "target-rerun1")}
+	kept := PairResult{
+		Schema: SchemaVersion,
+		ID:     "p",
+		Checks: []Check{{Name: "regression", LogFile: CheckLog("p", "regression")}},
+	}
+	files := []string{
+		CheckLog("p", "regression"),
+		CheckLog("p", "regression-rerun1"),
+		CheckJUnit("p", "regression-rerun1"),
+		CheckLog("p", "regression-base2"),
+		CheckLog("p", "target-rerun1"),
+		CheckLog("q", "target-rerun1"),
+	}
 	for _, f := range files {
 		p := filepath.Join(dir, filepath.FromSlash(f))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

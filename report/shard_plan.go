@@ -50,7 +50,13 @@ func (s Shard) Balance(ids []string, durations map[string]int64, source string) 
 func planShards(ids []string, n int, durations map[string]int64) *ShardPlan {
 	ids = slices.Sorted(slices.Values(ids))
 	ids = slices.Compact(ids)
-	p := &ShardPlan{Durations: map[string]int64{}, Pairs: len(ids), n: n, assign: map[string]int{}, cost: make([]int64, n)}
+	p := &ShardPlan{
+		Durations: map[string]int64{},
+		Pairs:     len(ids),
+		n:         n,
+		assign:    map[string]int{},
+		cost:      make([]int64, n),
+	}
 	var known []string
 	var sum int64
 	for _, id := range ids {
@@ -150,7 +156,12 @@ func ReadDurations(path string) (map[string]int64, string, error) {
 	dir := path
 	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
 		if filepath.Base(path) != ResultsJSON {
-			return nil, "", fmt.Errorf("%w: %s is not a bundle's %s; give the bundle directory", ErrResults, path, ResultsJSON)
+			return nil, "", fmt.Errorf(
+				"%w: %s is not a bundle's %s; give the bundle directory",
+				ErrResults,
+				path,
+				ResultsJSON,
+			)
 		}
 		dir = filepath.Dir(path)
 	}

@@ -45,7 +45,12 @@ func TestBalanceRule(t *testing.T) {
 		{"equal durations: by id", []string{"z", "y", "x"}, 3,
 			map[string]int64{"x": 5, "y": 5, "z": 5}, map[string]int{"x": 0, "y": 1, "z": 2}},
 		{"no durations: the hash", []string{"pair-01", "pair-02", "a", "b"}, 3, nil,
-			map[string]int{"pair-01": hash("pair-01", 3), "pair-02": hash("pair-02", 3), "a": hash("a", 3), "b": hash("b", 3)}},
+			map[string]int{
+				"pair-01": hash("pair-01", 3),
+				"pair-02": hash("pair-02", 3),
+				"a":       hash("a", 3),
+				"b":       hash("b", 3),
+			}},
 		{"one shard", []string{"a", "b"}, 1, map[string]int64{"a": 3}, map[string]int{"a": 0, "b": 0}},
 	}
 	for _, tc := range cases {

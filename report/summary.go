@@ -22,14 +22,17 @@ const (
 
 var verdictOrder = []Verdict{Resolved, Unresolved, IntegrityViolation, Error}
 
-// summaryMarkdown renders summary.md: the batch, the verdict counts as a Mermaid pie chart, and
-// a table of pairs, most urgent first, with links to each pair's files. Every piece of text
-// that is not Tender's own (reason details, codes, names from the suite) is escaped, so a
-// candidate's path cannot inject Markdown or HTML. The output stays under limit bytes; rows
-// that do not fit are left out with a note saying how many.
+// summaryMarkdown renders summary.md: the batch, the verdict counts as a Mermaid pie chart, the
+// comparison with a baseline when there is one, and a table of pairs, most urgent first, with
+// links to each pair's files. Every piece of text that is not Tender's own (reason details,
+// codes, names from the suite) is escaped, so a candidate's path cannot inject Markdown or
+// HTML. The output stays under limit bytes; rows that do not fit are left out with a note
+// saying how many.
 func summaryMarkdown(r Results, limit int, swe sweView) []byte {
 	var b strings.Builder
-	writeSummaryHead(&b, r)
+	writeSummaryHead(&b, r, limit)
+	writeDifferences(&b, r, swe, limit/4)
+	writeTableHead(&b)
 	rows := slices.Clone(r.Pairs)
 	slices.SortStableFunc(rows, func(a, b PairResult) int {
 		return cmp.Or(cmp.Compare(urgency(a.Verdict), urgency(b.Verdict)), strings.Compare(a.ID, b.ID))
@@ -67,7 +70,7 @@ func urgency(v Verdict) int {
 	return -1
 }
 
-func writeSummaryHead(b *strings.Builder, r Results) {
+func writeSummaryHead(b *strings.Builder, r Results, limit int) {
 	title := strings.TrimSpace(r.Suite + " " + r.SuiteVersion)
 	fmt.Fprintf(b, "# Tender: %s\n\n", mdText(title, maxCell))
 	var facts []string
@@ -86,9 +89,18 @@ func writeSummaryHead(b *strings.Builder, r Results) {
 	fmt.Fprintf(b, "%s\n\n", strings.Join(facts, " · "))
 	writeCounts(b, r)
 	writeNotGraded(b, r)
+	if r.Comparison != nil { // at most half the summary, so the table of pairs keeps room
+		b.WriteString(ComparisonMarkdown(r.Comparison, "## Compared with the baseline", limit/2))
+		b.WriteString("\n")
+	}
+}
+
+func writeTableHead(b *strings.Builder) {
 	b.WriteString("## Pairs\n\n")
 	b.WriteString(rulesNote)
-	b.WriteString("| Pair | Verdict (Tender's rule) | Expected | SWE-bench's rule, same run | Reasons | Duration | Files |\n")
+	b.WriteString(
+		"| Pair | Verdict (Tender's rule) | Expected | SWE-bench's rule, same run | Reasons | Duration | Files |\n",
+	)
 	b.WriteString("| --- | --- | --- | --- | --- | ---: | --- |\n")
 }
 
@@ -106,7 +118,13 @@ func writeNotGraded(b *strings.Builder, r Results) {
 		if len(l.ids) == 0 {
 			continue
 		}
-		fmt.Fprintf(b, "**%d instance(s) %s**, not graded: %s\n\n", len(l.ids), l.what, mdText(strings.Join(l.ids, ", "), 4*maxCell))
+		fmt.Fprintf(
+			b,
+			"**%d instance(s) %s**, not graded: %s\n\n",
+			len(l.ids),
+			l.what,
+			mdText(strings.Join(l.ids, ", "), 4*maxCell),
+		)
 	}
 }
 
@@ -133,6 +151,7 @@ func writeCounts(b *strings.Builder, r Results) {
 type sweView struct {
 	grade   func(PairResult) string
 	reports map[string]bool
+	differ  func(PairResult) []RuleDifference
 }
 
 func pairRow(p PairResult, swe sweView) string {
@@ -145,7 +164,7 @@ func pairRow(p PairResult, swe sweView) string {
 		files = fmt.Sprintf("[files](%s)", dir)
 	}
 	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s |\n",
-		mdText(p.ID, maxCell), mdText(string(p.Verdict), 40), expectCell(p), swe.cell(p),
+		mdText(p.ID, maxCell), verdictCell(p), expectCell(p), swe.cell(p),
 		reasonsCell(p.Reasons), duration(p.DurationMillis), files)
 }
 
@@ -158,6 +177,16 @@ func pairHasLogs(p PairResult) bool {
 		}
 	}
 	return slices.ContainsFunc(p.Reasons, func(r Reason) bool { return r.Code == CodeInternalPanic })
+}
+
+// verdictCell is the verdict, and how the patch was applied when a fallback of apply: swebench
+// applied it.
+func verdictCell(p PairResult) string {
+	v := mdText(string(p.Verdict), 40)
+	if p.ApplyMethod != "" && p.ApplyMethod != "git_apply" {
+		v += " · patch applied by " + mdText(p.ApplyMethod, 40)
+	}
+	return v
 }
 
 func expectCell(p PairResult) string {
@@ -204,4 +233,42 @@ func duration(ms int64) string {
 		return fmt.Sprintf("%.1f s", d.Seconds())
 	}
 	return fmt.Sprintf("%dm %02ds", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+// writeDifferences writes a line for each pair whose verdict SWE-bench's rule does not share,
+// naming the rules that made the difference, in at most limit bytes; lines that do not fit are
+// counted.
+func writeDifferences(b *strings.Builder, r Results, swe sweView, limit int) {
+	if swe.differ == nil {
+		return
+	}
+	var lines []string
+	for _, p := range r.Pairs {
+		if ds := swe.differ(p); len(ds) > 0 {
+			lines = append(lines, differenceLine(p, swe, ds))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	b.WriteString("## Where the two rules differ\n\n")
+	start := b.Len()
+	for i, line := range lines {
+		if b.Len()-start+len(line) > limit {
+			fmt.Fprintf(b, "- and %d more pairs; each pair's report.json has both grades\n", len(lines)-i)
+			break
+		}
+		b.WriteString(line)
+	}
+	b.WriteString("\n")
+}
+
+// differenceLine is one pair's line: both grades, then each rule and what it did.
+func differenceLine(p PairResult, swe sweView, ds []RuleDifference) string {
+	parts := make([]string, 0, len(ds))
+	for _, d := range ds {
+		parts = append(parts, "**"+mdText(d.Rule, 40)+"**: "+mdText(d.Detail, maxCell))
+	}
+	return fmt.Sprintf("- %s: Tender's rule %s, SWE-bench's rule %s. %s\n", mdText(p.ID, maxCell),
+		mdText(string(p.Verdict), 40), swe.cell(p), strings.Join(parts, "; "))
 }

@@ -40,3 +40,38 @@ func FuzzMdText(f *testing.F) {
 		}
 	})
 }
+
+// TestSummaryDifferences: a pair on which the two rules disagree gets one line before the
+// table, naming each rule, with the pair's and the rule's text escaped; the lines stay within
+// their share of the summary and the rest are counted. A pair applied by a fallback of apply:
+// swebench says so in its verdict cell.
+func TestSummaryDifferences(t *testing.T) {
+	r := normalized(fixtureResults())
+	r.Pairs[0].ApplyMethod = "fuzz"
+	differ := func(p PairResult) []RuleDifference {
+		if p.Verdict == Resolved {
+			return nil
+		}
+		return []RuleDifference{{Rule: "skipped test", Detail: "a | b <b>x</b>"}, {Rule: "integrity", Detail: "c"}}
+	}
+	swe := sweView{grade: func(PairResult) string { return "FULL" }, differ: differ}
+	md := string(summaryMarkdown(r, SummaryMaxBytes, swe))
+	diffs, table, ok := strings.Cut(md, "## Pairs")
+	if !ok || !strings.Contains(diffs, "## Where the two rules differ") {
+		t.Fatalf("no differences section before the table:\n%s", md)
+	}
+	want := "- wrong\\-fix: Tender's rule unresolved, SWE-bench's rule FULL. " +
+		"**skipped test**: a \\| b \\<b\\>x\\<\\/b\\>; " +
+		"**integrity**: c\n"
+	if !strings.Contains(diffs, want) || strings.Count(diffs, "\n- ") != len(r.Pairs)-1 {
+		t.Errorf("differences section lacks %q or has a line per pair but the resolved one:\n%s", want, diffs)
+	}
+	if !strings.Contains(table, "| "+mdText(r.Pairs[0].ID, maxCell)+" | "+string(r.Pairs[0].Verdict)+
+		" · patch applied by fuzz |") {
+		t.Errorf("the fuzzed pair's verdict cell does not name the method:\n%s", table)
+	}
+	small := string(summaryMarkdown(r, 4*300, swe))
+	if !strings.Contains(small, "- and ") || !strings.Contains(small, "more pairs; each pair's report.json") {
+		t.Errorf("a small summary does not count the lines left out:\n%s", small)
+	}
+}

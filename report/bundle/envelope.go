@@ -189,7 +189,12 @@ func checkSignature(env *dsse.Envelope, pub ed25519.PublicKey) (keyID string, ch
 	want := KeyID(pub)
 	switch {
 	case len(env.Signatures) == 0:
-		return "", false, fileErr(EnvelopeName, ErrBadSignature, "the bundle is unsigned but a public key (%s) was given; anyone could have rewritten it", want)
+		return "", false, fileErr(
+			EnvelopeName,
+			ErrBadSignature,
+			"the bundle is unsigned but a public key (%s) was given; anyone could have rewritten it",
+			want,
+		)
 	case keyID != want:
 		return keyID, false, fileErr(EnvelopeName, ErrBadSignature, "signed by key %s, expected key %s", keyID, want)
 	}
@@ -198,7 +203,12 @@ func checkSignature(env *dsse.Envelope, pub ed25519.PublicKey) (keyID string, ch
 		return keyID, false, err
 	}
 	if _, err := v.Verify(context.Background(), env); err != nil {
-		return keyID, false, fileErr(EnvelopeName, ErrBadSignature, "key %s: the statement or the signature was changed after signing", want)
+		return keyID, false, fileErr(
+			EnvelopeName,
+			ErrBadSignature,
+			"key %s: the statement or the signature was changed after signing",
+			want,
+		)
 	}
 	return keyID, true, nil
 }

@@ -7,7 +7,7 @@ import (
 
 // Sentinels carried by *FileError. Test them with errors.Is.
 var (
-	// ErrTampered: a file's (or an input's) digest differs from the one in the statement.
+	// ErrTampered: a file's digest differs from the one in the statement.
 	ErrTampered = errors.New("digest does not match the signed statement")
 	// ErrBadSignature: the envelope's signature does not verify with the given key, the
 	// envelope was signed by another key, or it is unsigned although a key was given.
@@ -21,12 +21,15 @@ var (
 	// ErrMalformed: the envelope or its statement cannot be read: too large, not strict
 	// JSON, wrong types, or a subject that breaks the rules in the package doc.
 	ErrMalformed = errors.New("malformed envelope")
+	// ErrOldFormat: the envelope holds a statement of the first evidence format
+	// (PredicateTypeV1, inputs listed as subjects), which this version does not read.
+	ErrOldFormat = errors.New("sealed in an older evidence format")
 	// ErrUnsigned: VerifyOptions.RequireSignature was set and the signature was not
 	// checked, because the bundle is unsigned or no public key was given.
 	ErrUnsigned = errors.New("signature required but not checked")
 )
 
-// FileError names the file (a bundle-relative path, "bundle.dsse.json", or an "input:" name)
+// FileError names the file (a bundle-relative path, or "bundle.dsse.json")
 // that failed, and wraps one of the sentinels above.
 type FileError struct {
 	Path   string

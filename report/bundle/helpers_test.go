@@ -140,6 +140,19 @@ func setSubjectDigest(t testing.TB, st map[string]any, name, sum string) {
 	t.Fatalf("no subject %q", name)
 }
 
+// setDependencyDigest sets the sha256 of the named resolved dependency.
+func setDependencyDigest(t testing.TB, st map[string]any, name, sum string) {
+	t.Helper()
+	for _, d := range st["predicate"].(map[string]any)["resolvedDependencies"].([]any) {
+		dm := d.(map[string]any)
+		if dm["name"] == name {
+			dm["digest"] = map[string]any{"sha256": sum}
+			return
+		}
+	}
+	t.Fatalf("no resolved dependency %q", name)
+}
+
 func flipByte(t testing.TB, path string, at int) {
 	t.Helper()
 	data, err := os.ReadFile(path)

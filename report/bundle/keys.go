@@ -102,7 +102,13 @@ func readKeyFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("bundle: %s: %w: not a regular file under 64 KiB", path, ErrKey)
 	}
 	if info.Mode().Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("bundle: %s: %w: mode %v lets others read it; run chmod 600 %s", path, ErrKey, info.Mode().Perm(), path)
+		return nil, fmt.Errorf(
+			"bundle: %s: %w: mode %v lets others read it; run chmod 600 %s",
+			path,
+			ErrKey,
+			info.Mode().Perm(),
+			path,
+		)
 	}
 	return os.ReadFile(path)
 }

@@ -7,23 +7,18 @@ import (
 	"unicode/utf8"
 )
 
-// Subject names. Files of the bundle use their relative slash path; inputs use these.
+// Names. A subject (a file of the bundle) is its relative slash path; a resolved dependency
+// is an input file's path ("suite/tender.yaml") or depImage and an image name.
 const (
-	inputPrefix  = "input:"
-	inputTool    = inputPrefix + "tool"
-	inputOptions = inputPrefix + "options"
-	inputImage   = inputPrefix + "image/"
-	maxNameLen   = 4096
+	depImage   = "image/"
+	maxNameLen = 4096
 )
 
 // checkFileName enforces the rules for a bundle-relative path: relative, clean, no "..",
-// slash-separated, printable, and not shadowing an input name or the envelope.
+// slash-separated, printable, and not the envelope.
 func checkFileName(name string) *FileError {
 	if reason := pathProblem(name); reason != "" {
 		return fileErr(safeQuote(name), ErrUnsafe, "%s", reason)
-	}
-	if strings.HasPrefix(name, inputPrefix) {
-		return fileErr(name, ErrUnsafe, "a bundle file may not start with %q (reserved for inputs)", inputPrefix)
 	}
 	if name == EnvelopeName {
 		return fileErr(name, ErrUnsafe, "the envelope cannot list itself")
@@ -54,19 +49,14 @@ func pathProblem(p string) string {
 	return ""
 }
 
-// checkInputName enforces the rules for an "input:" subject name.
-func checkInputName(name string) *FileError {
-	rest, ok := strings.CutPrefix(name, inputPrefix)
-	switch {
-	case !ok:
-		return fileErr(safeQuote(name), ErrMalformed, "not an input name")
-	case name == inputTool || name == inputOptions:
-		return nil
-	case strings.HasPrefix(name, inputImage):
-		return checkImageName(strings.TrimPrefix(name, inputImage))
+// checkDependencyName enforces the rules for a resolved dependency's name: "image/<name>",
+// or a relative clean path.
+func checkDependencyName(name string) *FileError {
+	if img, ok := strings.CutPrefix(name, depImage); ok {
+		return checkImageName(img)
 	}
-	if reason := pathProblem(rest); reason != "" {
-		return fileErr(safeQuote(name), ErrMalformed, "input %s", reason)
+	if reason := pathProblem(name); reason != "" {
+		return fileErr(safeQuote(name), ErrMalformed, "resolved dependency %s", reason)
 	}
 	return nil
 }
@@ -74,7 +64,11 @@ func checkInputName(name string) *FileError {
 // checkImageName accepts any printable name without spaces (references carry ':' and '/').
 func checkImageName(img string) *FileError {
 	if img == "" || len(img) > 512 || !printable(img) || strings.ContainsAny(img, " \t") {
-		return fileErr(safeQuote(inputImage+img), ErrMalformed, "image name must be 1-512 printable characters without spaces")
+		return fileErr(
+			safeQuote(depImage+img),
+			ErrMalformed,
+			"image name must be 1-512 printable characters without spaces",
+		)
 	}
 	return nil
 }

@@ -10,9 +10,10 @@ import (
 	"time"
 )
 
-// Seal digests every regular file under dir except the envelope, adds the inputs, and writes
-// dir/bundle.dsse.json: an in-toto statement in a DSSE envelope, signed with key when key is
-// not nil. It refuses a bundle holding a symlink or a special file. now is the only volatile
+// Seal digests every regular file under dir except the envelope, and writes
+// dir/bundle.dsse.json: an in-toto statement whose subjects are those files and whose
+// predicate lists the inputs as resolved dependencies, in a DSSE envelope, signed with key
+// when key is not nil. It refuses a bundle holding a symlink or a special file. now is the only volatile
 // value (the predicate's "created"); inject it.
 func Seal(dir string, in Inputs, key ed25519.PrivateKey, now time.Time) (*Manifest, error) {
 	if now.IsZero() {
@@ -22,7 +23,10 @@ func Seal(dir string, in Inputs, key ed25519.PrivateKey, now time.Time) (*Manife
 	if err != nil {
 		return nil, err
 	}
-	inputs, err := inputSubjects(in)
+	if err := checkInputs(in); err != nil {
+		return nil, err
+	}
+	deps, err := dependencies(in)
 	if err != nil {
 		return nil, err
 	}
@@ -31,13 +35,13 @@ func Seal(dir string, in Inputs, key ed25519.PrivateKey, now time.Time) (*Manife
 		return nil, err
 	}
 	pred := Predicate{
-		Created:  now.UTC().Format(time.RFC3339Nano),
-		Images:   nonNil(in.Images),
-		Options:  nonNil(in.Options),
-		Tool:     in.Tool,
-		Volatile: volatileFields,
+		Created:              now.UTC().Format(time.RFC3339Nano),
+		Options:              nonNil(in.Options),
+		ResolvedDependencies: descriptors(deps),
+		Tool:                 in.Tool,
+		Volatile:             volatileFields,
 	}
-	return sealStatement(dir, append(files, inputs...), pred, key)
+	return sealStatement(dir, files, pred, key)
 }
 
 func checkSigningKey(key ed25519.PrivateKey) (ed25519.PrivateKey, error) {
@@ -93,17 +97,21 @@ func sealStatement(dir string, subjects []Subject, pred Predicate, key ed25519.P
 		return nil, err
 	}
 	if len(data) > MaxEnvelopeSize {
-		return nil, fmt.Errorf("bundle: the envelope would be %d bytes, over the %d cap Verify enforces; split the batch into shards", len(data), MaxEnvelopeSize)
+		return nil, fmt.Errorf(
+			"bundle: the envelope would be %d bytes, over the %d cap Verify enforces; split the batch into shards",
+			len(data),
+			MaxEnvelopeSize,
+		)
 	}
 	if err := writeEnvelope(dir, data); err != nil {
 		return nil, err
 	}
-	m := &Manifest{Subjects: subjects, Created: mustTime(pred.Created), Signed: key != nil,
+	m := &Manifest{Files: subjects, Created: mustTime(pred.Created), Signed: key != nil,
 		SignatureChecked: key != nil, Statement: payload, EnvelopeSHA256: digestBytes(data)}
 	if key != nil {
 		m.KeyID = KeyID(key.Public().(ed25519.PublicKey))
 	}
-	m.split(pred)
+	m.Inputs, m.Dependencies = inputsOf(pred)
 	return m, nil
 }
 

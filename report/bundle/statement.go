@@ -21,7 +21,10 @@ const (
 	// PayloadType is the DSSE payload type of an in-toto statement.
 	PayloadType = "application/vnd.in-toto+json"
 	// PredicateType identifies Tender's evidence predicate (see the package doc).
-	PredicateType = "https://tender.dev/evidence/v1"
+	PredicateType = "https://tender.dev/evidence/v2"
+	// PredicateTypeV1 is the first format, which listed the inputs as subjects. Verify
+	// refuses it with ErrOldFormat.
+	PredicateTypeV1 = "https://tender.dev/evidence/v1"
 	// MaxEnvelopeSize caps the envelope Seal writes and Verify reads: 32 MiB holds about
 	// 150,000 subjects.
 	MaxEnvelopeSize = 32 << 20
@@ -33,24 +36,33 @@ var volatileFields = []string{"created"}
 
 // Predicate is the body of the Tender evidence predicate. Fields are declared in key order.
 type Predicate struct {
-	Created  string            `json:"created"`
-	Images   map[string]string `json:"images"`
-	Options  map[string]string `json:"options"`
-	Tool     string            `json:"tool"`
-	Volatile []string          `json:"volatile"`
+	Created              string            `json:"created"`
+	Options              map[string]string `json:"options"`
+	ResolvedDependencies []descriptor      `json:"resolvedDependencies"`
+	Tool                 string            `json:"tool"`
+	Volatile             []string          `json:"volatile"`
+}
+
+// descriptor is an in-toto ResourceDescriptor as Tender writes one: a name and one sha256.
+type descriptor struct {
+	Digest map[string]string `json:"digest"`
+	Name   string            `json:"name"`
+}
+
+func descriptors(subs []Subject) []descriptor {
+	out := make([]descriptor, 0, len(subs))
+	for _, s := range subs {
+		out = append(out, descriptor{Digest: map[string]string{"sha256": s.SHA256}, Name: s.Name})
+	}
+	return out
 }
 
 // statementDoc mirrors the in-toto v1 Statement for strict decoding of a hostile payload.
 type statementDoc struct {
 	Type          string       `json:"_type"`
-	Subject       []subjectDoc `json:"subject"`
+	Subject       []descriptor `json:"subject"`
 	PredicateType string       `json:"predicateType"`
 	Predicate     Predicate    `json:"predicate"`
-}
-
-type subjectDoc struct {
-	Name   string            `json:"name"`
-	Digest map[string]string `json:"digest"`
 }
 
 // buildStatement makes the canonical statement bytes: subjects sorted by name, keys sorted,
@@ -108,7 +120,8 @@ func canonicalJSON(data []byte) ([]byte, error) {
 }
 
 // parseStatement decodes a hostile payload: it must be canonical, strictly typed, accepted
-// by the in-toto library, of Tender's predicate type, with valid and unique subjects.
+// by the in-toto library, of Tender's predicate type, with valid and unique subjects and
+// resolved dependencies. A statement of the first format fails with a *FileError of ErrOldFormat.
 func parseStatement(payload []byte) (*statementDoc, error) {
 	canon, err := canonicalJSON(payload)
 	if err != nil {
@@ -116,6 +129,9 @@ func parseStatement(payload []byte) (*statementDoc, error) {
 	}
 	if !bytes.Equal(canon, payload) {
 		return nil, errors.New("statement is not in canonical form (sorted keys, no spaces, no duplicate keys)")
+	}
+	if err := checkFormat(payload); err != nil {
+		return nil, err
 	}
 	doc, err := decodeStatementDoc(payload)
 	if err != nil {
@@ -125,6 +141,20 @@ func parseStatement(payload []byte) (*statementDoc, error) {
 		return nil, err
 	}
 	return doc, checkStatementDoc(doc)
+}
+
+// checkFormat refuses a statement of the first format before the strict decode, which would
+// only say its predicate does not match the schema.
+func checkFormat(payload []byte) error {
+	var head struct {
+		PredicateType string `json:"predicateType"`
+	}
+	if json.Unmarshal(payload, &head) == nil && head.PredicateType == PredicateTypeV1 {
+		return fileErr(EnvelopeName, ErrOldFormat, "predicateType %s is the first evidence format, which listed "+
+			"the inputs as subjects; this Tender reads %s only. Grade the suite again, or verify this bundle "+
+			"with the Tender release that sealed it (its predicate's tool)", PredicateTypeV1, PredicateType)
+	}
+	return nil
 }
 
 // decodeStatementDoc decodes into the typed mirror, refusing unknown fields.
@@ -164,7 +194,13 @@ func checkStatementDoc(doc *statementDoc) error {
 	if _, err := time.Parse(time.RFC3339Nano, doc.Predicate.Created); err != nil {
 		return fmt.Errorf("predicate created is not an RFC 3339 time: %v", err)
 	}
-	return checkSubjects(doc.Subject)
+	if err := checkSubjects(doc.Subject); err != nil {
+		return err
+	}
+	if doc.Predicate.ResolvedDependencies == nil {
+		return errors.New("predicate resolvedDependencies is missing; it lists the inputs (an empty list when none)")
+	}
+	return checkDependencies(doc.Predicate.ResolvedDependencies)
 }
 
 func checkVolatile(v []string) error {
@@ -174,31 +210,27 @@ func checkVolatile(v []string) error {
 	return nil
 }
 
-// checkSubjects: sorted, unique, well named, exactly one lowercase sha256 each.
-func checkSubjects(subs []subjectDoc) error {
-	for i, s := range subs {
-		if err := checkSubjectName(s.Name); err != nil {
-			return err
-		}
-		if len(s.Digest) != 1 || !validHex(s.Digest["sha256"]) {
-			return fmt.Errorf("subject %q must have exactly one digest, a lowercase hex sha256", safeQuote(s.Name))
-		}
-		if i > 0 && subs[i-1].Name >= s.Name {
-			return fmt.Errorf("subjects are not sorted and unique at %q", safeQuote(s.Name))
-		}
-	}
-	return nil
+// checkSubjects: sorted, unique, bundle-relative paths, exactly one lowercase sha256 each.
+func checkSubjects(subs []descriptor) error {
+	return checkDescriptors("subject", subs, checkFileName)
 }
 
-func checkSubjectName(name string) error {
-	var fe *FileError
-	if len(name) >= len(inputPrefix) && name[:len(inputPrefix)] == inputPrefix {
-		fe = checkInputName(name)
-	} else {
-		fe = checkFileName(name)
-	}
-	if fe != nil {
-		return fmt.Errorf("subject %s: %s", fe.Path, fe.Detail)
+// checkDependencies: the same rules, with image/<name> or input paths as names.
+func checkDependencies(deps []descriptor) error {
+	return checkDescriptors("resolved dependency", deps, checkDependencyName)
+}
+
+func checkDescriptors(what string, ds []descriptor, checkName func(string) *FileError) error {
+	for i, d := range ds {
+		if fe := checkName(d.Name); fe != nil {
+			return fmt.Errorf("%s %s: %s", what, fe.Path, fe.Detail)
+		}
+		if len(d.Digest) != 1 || !validHex(d.Digest["sha256"]) {
+			return fmt.Errorf("%s %q must have exactly one digest, a lowercase hex sha256", what, safeQuote(d.Name))
+		}
+		if i > 0 && ds[i-1].Name >= d.Name {
+			return fmt.Errorf("%ss are not sorted and unique at %q", what, safeQuote(d.Name))
+		}
 	}
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"sort"
-	"strings"
 )
 
 // VerifyOptions tune Verify.
@@ -21,8 +20,10 @@ type VerifyOptions struct {
 
 // Verify reads dir/bundle.dsse.json as hostile input, checks the signature with pub (when
 // pub is not nil), recomputes every file digest, and refuses files present but not listed,
-// listed but missing, symlinks and special files. Inputs outside the bundle are checked for
-// consistency with the predicate only (Verify cannot see them).
+// listed but missing, symlinks and special files. The inputs, which live outside the bundle,
+// are the predicate's resolved dependencies: each must have a well-formed name and sha256
+// (Verify cannot see the inputs themselves; see VerifyInputs). A bundle of the first format
+// (inputs as subjects) fails with ErrOldFormat.
 //
 // On failure the error is a *FileError, or several joined, each naming the file and
 // wrapping a sentinel; the manifest is nil. When pub is nil and the bundle is signed,
@@ -36,16 +37,14 @@ func Verify(dir string, pub ed25519.PublicKey, opts VerifyOptions) (*Manifest, e
 		return nil, fmt.Errorf("bundle: opening %s: %w", dir, err)
 	}
 	defer root.Close()
-	m, pred, err := readStatement(root, pub, opts)
+	m, err := readStatement(root, pub, opts)
 	if err != nil {
 		return nil, err
 	}
-	probs := checkInputs(m.Subjects, pred)
-	treeProbs, err := compareTree(root, m.Files)
+	probs, err := compareTree(root, m.Files)
 	if err != nil {
 		return nil, err
 	}
-	probs = append(probs, treeProbs...)
 	if opts.RequireSignature && !m.SignatureChecked {
 		probs = append(probs, fileErr(EnvelopeName, ErrUnsigned, "%s", m.SignatureStatus()))
 	}
@@ -56,30 +55,34 @@ func Verify(dir string, pub ed25519.PublicKey, opts VerifyOptions) (*Manifest, e
 }
 
 // readStatement reads, parses and (with pub) authenticates the envelope.
-func readStatement(root *os.Root, pub ed25519.PublicKey, opts VerifyOptions) (*Manifest, Predicate, error) {
+func readStatement(root *os.Root, pub ed25519.PublicKey, opts VerifyOptions) (*Manifest, error) {
 	data, err := readEnvelope(root, envelopeLimit(opts))
 	if err != nil {
-		return nil, Predicate{}, err
+		return nil, err
 	}
 	env, payload, err := parseEnvelope(data)
 	if err != nil {
-		return nil, Predicate{}, fileErr(EnvelopeName, ErrMalformed, "%v", err)
+		return nil, fileErr(EnvelopeName, ErrMalformed, "%v", err)
 	}
 	keyID, checked, err := checkSignature(env, pub)
 	if err != nil {
-		return nil, Predicate{}, err
+		return nil, err
 	}
 	doc, err := parseStatement(payload)
+	var old *FileError
+	if errors.As(err, &old) {
+		return nil, old
+	}
 	if err != nil {
-		return nil, Predicate{}, fileErr(EnvelopeName, ErrMalformed, "%v", err)
+		return nil, fileErr(EnvelopeName, ErrMalformed, "%v", err)
 	}
 	m := &Manifest{Signed: len(env.Signatures) > 0, SignatureChecked: checked, KeyID: keyID,
 		Statement: payload, EnvelopeSHA256: digestBytes(data), Created: mustTime(doc.Predicate.Created)}
 	for _, s := range doc.Subject {
-		m.Subjects = append(m.Subjects, Subject{Name: s.Name, SHA256: s.Digest["sha256"]})
+		m.Files = append(m.Files, Subject{Name: s.Name, SHA256: s.Digest["sha256"]})
 	}
-	m.split(doc.Predicate)
-	return m, doc.Predicate, nil
+	m.Inputs, m.Dependencies = inputsOf(doc.Predicate)
+	return m, nil
 }
 
 func envelopeLimit(opts VerifyOptions) int64 {
@@ -105,46 +108,6 @@ func readEnvelope(root *os.Root, limit int64) ([]byte, error) {
 		return nil, fileErr(EnvelopeName, ErrMalformed, "%v", err)
 	}
 	return data, nil
-}
-
-// checkInputs recomputes the input digests the predicate can vouch for: tool, options and
-// image ids. Input files live outside the bundle; the caller compares Manifest.Inputs.
-func checkInputs(subjects []Subject, pred Predicate) []*FileError {
-	want := map[string]string{inputTool: digestBytes([]byte(pred.Tool)), inputOptions: optionsDigest(pred.Options)}
-	for name, id := range pred.Images {
-		h, ok := imageHex(id)
-		if !ok {
-			h = "not a sha256 image id: " + safeQuote(id)
-		}
-		want[inputImage+name] = h
-	}
-	var probs []*FileError
-	for _, s := range subjects {
-		if isPredicateInput(s.Name) {
-			probs = append(probs, compareInput(s, want)...)
-			delete(want, s.Name)
-		}
-	}
-	for name := range want {
-		probs = append(probs, fileErr(safeQuote(name), ErrMissing, "the predicate names it but no subject digests it"))
-	}
-	sortProblems(probs)
-	return probs
-}
-
-func isPredicateInput(name string) bool {
-	return name == inputTool || name == inputOptions || strings.HasPrefix(name, inputImage)
-}
-
-func compareInput(s Subject, want map[string]string) []*FileError {
-	w, ok := want[s.Name]
-	switch {
-	case !ok:
-		return []*FileError{fileErr(s.Name, ErrUnexpected, "a subject the predicate does not describe")}
-	case w != s.SHA256:
-		return []*FileError{fileErr(s.Name, ErrTampered, "the predicate gives %s, the subject says %s", w, s.SHA256)}
-	}
-	return nil
 }
 
 // compareTree walks the bundle and checks it against the listed files.

@@ -31,15 +31,25 @@ func TestVerifyUntouched(t *testing.T) {
 				t.Fatalf("Verify on an untouched bundle: %v", err)
 			}
 			if got.SignatureChecked != tc.wantChecked || got.Signed != (tc.key != nil) {
-				t.Fatalf("Signed=%v SignatureChecked=%v; want %v, %v", got.Signed, got.SignatureChecked, tc.key != nil, tc.wantChecked)
+				t.Fatalf(
+					"Signed=%v SignatureChecked=%v; want %v, %v",
+					got.Signed,
+					got.SignatureChecked,
+					tc.key != nil,
+					tc.wantChecked,
+				)
 			}
 			// What Verify reads back is what Seal wrote: a merge can rely on it.
 			ignore := cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "SignatureChecked" }, cmp.Ignore())
 			if diff := cmp.Diff(sealed, got, ignore); diff != "" {
 				t.Fatalf("manifest from Verify differs from Seal's (-seal +verify):\n%s", diff)
 			}
-			if len(got.Files) != 11 || len(got.Inputs.Files) != 4 {
-				t.Fatalf("got %d files and %d input files; want 11 and 4", len(got.Files), len(got.Inputs.Files))
+			if len(got.Files) != 11 || len(got.Inputs.Files) != 4 || len(got.Dependencies) != 5 {
+				t.Fatalf("got %d files, %d input files and %d dependencies; want 11, 4 and 5",
+					len(got.Files), len(got.Inputs.Files), len(got.Dependencies))
+			}
+			if d := cmp.Diff(testInputs(), got.Inputs); d != "" {
+				t.Fatalf("the inputs read back differ from those sealed (-sealed +read):\n%s", d)
 			}
 		})
 	}
@@ -130,21 +140,16 @@ func TestVerifyTampered(t *testing.T) {
 				setSubjectDigest(t, st, "summary.md", digestBytes([]byte("other")))
 			})
 		}, ErrTampered, "summary.md"},
-		{"the tool in the predicate, no key given", nil, func(t *testing.T, dir string) {
+		{"an input's digest in the predicate", testPub, func(t *testing.T, dir string) {
 			editStatement(t, dir, func(st map[string]any) {
-				st["predicate"].(map[string]any)["tool"] = "tender v9"
+				setDependencyDigest(t, st, "suite/tender.yaml", digestBytes([]byte("another suite")))
 			})
-		}, ErrTampered, "input:tool"},
-		{"an option in the predicate, no key given", nil, func(t *testing.T, dir string) {
+		}, ErrBadSignature, EnvelopeName},
+		{"an image id in the predicate", testPub, func(t *testing.T, dir string) {
 			editStatement(t, dir, func(st map[string]any) {
-				st["predicate"].(map[string]any)["options"].(map[string]any)["backend"] = "local"
+				setDependencyDigest(t, st, "image/tender-verifier:py311", strings.Repeat("0", 64))
 			})
-		}, ErrTampered, "input:options"},
-		{"an image id in the predicate, no key given", nil, func(t *testing.T, dir string) {
-			editStatement(t, dir, func(st map[string]any) {
-				st["predicate"].(map[string]any)["images"].(map[string]any)["tender-verifier:py311"] = "sha256:" + strings.Repeat("0", 64)
-			})
-		}, ErrTampered, "input:image/tender-verifier:py311"},
+		}, ErrBadSignature, EnvelopeName},
 		{"resealed by someone else's key", testPub, func(t *testing.T, dir string) {
 			writeFile(t, filepath.Join(dir, "results.json"), []byte(`{"forged":true}`))
 			if _, err := Seal(dir, testInputs(), otherKey, testTime); err != nil {
@@ -290,4 +295,28 @@ func assertNoCanary(t *testing.T, dir, marker string) {
 		}
 		return nil
 	})
+}
+
+// TestVerifyRefusesTheFirstFormat: a bundle sealed before inputs moved into the predicate
+// (testdata/envelope-v1.json, the golden envelope of that format, signed with testKey) is
+// refused with ErrOldFormat and a line that says what to do, whether or not the key is given.
+func TestVerifyRefusesTheFirstFormat(t *testing.T) {
+	old, err := os.ReadFile(filepath.Join("testdata", "envelope-v1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pub := range []ed25519.PublicKey{testPub, nil} {
+		dir := fixtureBundle(t)
+		writeFile(t, filepath.Join(dir, EnvelopeName), old)
+		m, err := Verify(dir, pub, VerifyOptions{})
+		wantFileError(t, err, ErrOldFormat, EnvelopeName)
+		for _, want := range []string{PredicateTypeV1, "Grade the suite again"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("the refusal %q does not say %q", err, want)
+			}
+		}
+		if m != nil {
+			t.Fatal("a refused envelope returned a manifest")
+		}
+	}
 }

@@ -43,7 +43,10 @@ func (t *tree) visit(name string, mode fs.FileMode) {
 	case mode&fs.ModeSymlink != 0:
 		t.refused = append(t.refused, fileErr(name, ErrUnsafe, "is a symlink; a bundle holds regular files only"))
 	case !mode.IsRegular():
-		t.refused = append(t.refused, fileErr(name, ErrUnsafe, "is a special file (%s); a bundle holds regular files only", mode.Type()))
+		t.refused = append(
+			t.refused,
+			fileErr(name, ErrUnsafe, "is a special file (%s); a bundle holds regular files only", mode.Type()),
+		)
 	default:
 		if err := checkFileName(name); err != nil {
 			t.refused = append(t.refused, err)

@@ -58,8 +58,12 @@ func (c *Client) CheckApproval(ctx context.Context, run RunRef, environment stri
 	}
 	a, err := decideApproval(reviews, environment)
 	if err != nil && run.Attempt > 1 {
-		err = fmt.Errorf("%w (this is attempt %d of run %d: the review history spans every attempt and a rejection of any of them refuses; start a new run rather than re-running a rejected one)",
-			err, run.Attempt, run.ID)
+		err = fmt.Errorf(
+			"%w (this is attempt %d of run %d: the review history spans every attempt and a rejection of any of them refuses; start a new run rather than re-running a rejected one)",
+			err,
+			run.Attempt,
+			run.ID,
+		)
 	}
 	return a, err
 }
@@ -79,8 +83,12 @@ func decideApproval(reviews []review, environment string) (*Approval, error) {
 		}
 	}
 	if len(a.Reviewers) == 0 {
-		return nil, fmt.Errorf("%w: no approved review for environment %q on this run (%d review(s) for other environments)",
-			ErrNotApproved, environment, len(reviews))
+		return nil, fmt.Errorf(
+			"%w: no approved review for environment %q on this run (%d review(s) for other environments)",
+			ErrNotApproved,
+			environment,
+			len(reviews),
+		)
 	}
 	return a, nil
 }

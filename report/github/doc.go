@@ -1,5 +1,14 @@
-// Package github publishes Tender results to GitHub: a check run with annotations, created
-// through a token client that refuses redirects, and the approval check that gates it.
+// Package github publishes Tender results to GitHub: a check run with annotations, and
+// optionally a pull-request comment, created through a token client that refuses redirects,
+// and the approval check that gates them.
+//
+// The comment (BuildComment, Client.UpsertComment) starts with a hidden marker derived from
+// the check run's name. It is created once and then updated in place: a later publication
+// finds the newest comment that starts with the marker and was written by a bot (as every
+// App token writes), so a person who quotes the marker keeps their comment. A create whose
+// answer was lost is looked for before any retry, so a retry never makes a second comment.
+// When the results were compared with a baseline, the check run's text and the comment show
+// what regressed, improved, changed, appeared or went.
 //
 // Publishing is idempotent: a check run carries the bundle digest as its external_id, and
 // before creating one, or retrying a create whose answer was lost, the client looks for the

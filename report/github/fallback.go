@@ -51,12 +51,20 @@ type Fallback struct {
 // (10 per level, the warning included), then, when some did not fit, one notice that says how
 // many and where they all are; and the job summary. It returns how many annotations it wrote.
 func (f Fallback) Write(p *Plan, cause error) (int, error) {
-	f.Action.Warningf("tender: could not publish the check run (%v); annotations follow as workflow commands and the results are in the %s",
-		cause, pick(f.JobSummary, "job summary", "evidence bundle"))
+	f.Action.Warningf(
+		"tender: could not publish the check run (%v); annotations follow as workflow commands and the results are in the %s",
+		cause,
+		pick(f.JobSummary, "job summary", "evidence bundle"),
+	)
 	shown, dropped := f.commands(p.All)
 	if dropped > 0 {
-		f.Action.Noticef("tender: %d more annotation(s) are not shown here: GitHub shows at most %d of each level per step. All %d are listed in the %s.",
-			dropped, MaxCommandsPerLevel, len(p.All), pick(f.JobSummary, "job summary", "results.json of the evidence bundle"))
+		f.Action.Noticef(
+			"tender: %d more annotation(s) are not shown here: GitHub shows at most %d of each level per step. All %d are listed in the %s.",
+			dropped,
+			MaxCommandsPerLevel,
+			len(p.All),
+			pick(f.JobSummary, "job summary", "results.json of the evidence bundle"),
+		)
 	}
 	if !f.JobSummary {
 		return shown, nil
@@ -66,7 +74,11 @@ func (f Fallback) Write(p *Plan, cause error) (int, error) {
 
 // commands writes the annotations that fit the per-step budget and counts the rest.
 func (f Fallback) commands(all []*gh.CheckRunAnnotation) (shown, dropped int) {
-	budget := map[string]int{"error": MaxCommandsPerLevel, "warning": MaxCommandsPerLevel - 1, "notice": MaxCommandsPerLevel}
+	budget := map[string]int{
+		"error":   MaxCommandsPerLevel,
+		"warning": MaxCommandsPerLevel - 1,
+		"notice":  MaxCommandsPerLevel,
+	}
 	need := map[string]int{}
 	for _, a := range all {
 		need[commandName(a)]++
@@ -100,7 +112,11 @@ func (f Fallback) summary(p *Plan) (err error) {
 	var b strings.Builder
 	b.WriteString("> Published as a job summary: the token could not create the check run.\n\n")
 	b.WriteString(p.Summary)
-	fmt.Fprintf(&b, "\n\n### Annotations (%d)\n\n| level | where | title | message |\n| --- | --- | --- | --- |\n", len(p.All))
+	fmt.Fprintf(
+		&b,
+		"\n\n### Annotations (%d)\n\n| level | where | title | message |\n| --- | --- | --- | --- |\n",
+		len(p.All),
+	)
 	for _, a := range p.All {
 		fmt.Fprintf(&b, "| %s | %s:%d | %s | %s |\n", a.GetAnnotationLevel(), EscapeMarkdown(a.GetPath()),
 			a.GetStartLine(), EscapeMarkdown(a.GetTitle()), EscapeMarkdown(a.GetMessage()))
@@ -122,8 +138,12 @@ func commandName(a *gh.CheckRunAnnotation) string {
 // WorkflowCommand turns an annotation into ::error / ::warning / ::notice with file, line,
 // endLine and title properties; go-githubactions escapes properties and message.
 func WorkflowCommand(a *gh.CheckRunAnnotation) *githubactions.Command {
-	return &githubactions.Command{Name: commandName(a), Message: a.GetMessage(), Properties: githubactions.CommandProperties{
-		"file": a.GetPath(), "line": strconv.Itoa(a.GetStartLine()),
-		"endLine": strconv.Itoa(a.GetEndLine()), "title": a.GetTitle(),
-	}}
+	return &githubactions.Command{
+		Name:    commandName(a),
+		Message: a.GetMessage(),
+		Properties: githubactions.CommandProperties{
+			"file": a.GetPath(), "line": strconv.Itoa(a.GetStartLine()),
+			"endLine": strconv.Itoa(a.GetEndLine()), "title": a.GetTitle(),
+		},
+	}
 }

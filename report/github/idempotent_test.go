@@ -17,7 +17,10 @@ import (
 const bundleDigest = "5d41402abc4b2a76b9719d911017c592ae0d9ae5c4a7d3ec9d8b5f1e0a1b2c3d"
 
 func idemPlan(n int) *Plan {
-	return BuildPlan(resultsWith(n, report.Unresolved), PlanInput{Target: target, ExternalID: bundleDigest, Now: testNow})
+	return BuildPlan(
+		resultsWith(n, report.Unresolved),
+		PlanInput{Target: target, ExternalID: bundleDigest, Now: testNow},
+	)
 }
 
 // runSummary is what a test asserts of the model's runs: one line per run.
@@ -56,11 +59,13 @@ func TestSlowCreateTimedOutReusesTheRun(t *testing.T) {
 	cr := f.model(2, 1, 2, 0)
 	cr.Fail("create", 1, githubtest.Fault{Delay: 2 * time.Second, Applied: true}) // done, answered too late
 	var log bytes.Buffer
-	out, err := f.clientWith(t, ClientOptions{Timeout: 200 * time.Millisecond}, nil, &log).Publish(context.Background(), idemPlan(30))
+	out, err := f.clientWith(t, ClientOptions{Timeout: 200 * time.Millisecond}, nil, &log).
+		Publish(context.Background(), idemPlan(30))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if runs := cr.Runs(); len(runs) != 1 || runs[0].Conclusion != "failure" || runs[0].Annotations != 30 || !out.Reused {
+	if runs := cr.Runs(); len(runs) != 1 || runs[0].Conclusion != "failure" || runs[0].Annotations != 30 ||
+		!out.Reused {
 		t.Errorf("runs %v, outcome %+v: want one completed run, reused", runSummary(runs), out)
 	}
 	t.Logf("runs: %v\nlog:\n%s", runSummary(cr.Runs()), log.String())
@@ -91,7 +96,8 @@ func TestPatchFailureCompletesTheRunNeutralAndARerunFinishesIt(t *testing.T) {
 		t.Fatalf("error %v, outcome %+v: want the failure, and the run completed as neutral", err, out)
 	}
 	run := cr.Runs()[0]
-	if run.Status != "completed" || run.Conclusion != "neutral" || run.Annotations != 50 || !strings.Contains(run.Summary, "again for the same bundle") {
+	if run.Status != "completed" || run.Conclusion != "neutral" || run.Annotations != 50 ||
+		!strings.Contains(run.Summary, "again for the same bundle") {
 		t.Errorf("after the failure: %v, summary %.120q", runSummary(cr.Runs()), run.Summary)
 	}
 	t.Logf("after the failure: %v\nerror: %v", runSummary(cr.Runs()), err)
@@ -139,9 +145,26 @@ func TestRerunOfAFinishedPublicationUpdatesTheSameRun(t *testing.T) {
 	f := newFake(t)
 	cr := f.model(1, 0, 0, 0)
 	plan := idemPlan(20)
-	cr.Add(githubtest.Run{Name: plan.Name, HeadSHA: target.HeadSHA, ExternalID: "another bundle", Status: "completed", Conclusion: "success"})
+	cr.Add(
+		githubtest.Run{
+			Name:       plan.Name,
+			HeadSHA:    target.HeadSHA,
+			ExternalID: "another bundle",
+			Status:     "completed",
+			Conclusion: "success",
+		},
+	)
 	f.on("PATCH", cr.UpdatePath(2), 1, cr.Update)
-	cr.Add(githubtest.Run{Name: plan.Name, HeadSHA: target.HeadSHA, ExternalID: bundleDigest, Status: "completed", Conclusion: "failure", Annotations: 20})
+	cr.Add(
+		githubtest.Run{
+			Name:        plan.Name,
+			HeadSHA:     target.HeadSHA,
+			ExternalID:  bundleDigest,
+			Status:      "completed",
+			Conclusion:  "failure",
+			Annotations: 20,
+		},
+	)
 	out, err := f.client(t, nil, nil).Publish(context.Background(), plan)
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +178,15 @@ func TestAnotherBundleGetsItsOwnRun(t *testing.T) {
 	f := newFake(t)
 	cr := githubtest.NewCheckRuns("octo", "grader")
 	plan := idemPlan(1)
-	cr.Add(githubtest.Run{Name: plan.Name, HeadSHA: target.HeadSHA, ExternalID: "an older bundle", Status: "completed", Conclusion: "success"})
+	cr.Add(
+		githubtest.Run{
+			Name:       plan.Name,
+			HeadSHA:    target.HeadSHA,
+			ExternalID: "an older bundle",
+			Status:     "completed",
+			Conclusion: "success",
+		},
+	)
 	f.on("GET", cr.ListPath(target.HeadSHA), 1, cr.List)
 	f.on("POST", cr.CreatePath(), 1, cr.Create)
 	f.on("PATCH", cr.UpdatePath(2), 2, cr.Update)

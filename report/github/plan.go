@@ -78,7 +78,12 @@ type Plan struct {
 
 // BuildPlan builds the publication of r.
 func BuildPlan(r report.Results, in PlanInput) *Plan {
-	p := &Plan{Target: in.Target, Name: Cap(in.Name, MaxTitleBytes, "…"), Summary: in.Summary, ExternalID: in.ExternalID}
+	p := &Plan{
+		Target:     in.Target,
+		Name:       Cap(in.Name, MaxTitleBytes, "…"),
+		Summary:    in.Summary,
+		ExternalID: in.ExternalID,
+	}
 	if p.Name == "" {
 		p.Name = CheckName(r.Suite, r.Shard)
 	}
@@ -101,7 +106,7 @@ func BuildPlan(r report.Results, in PlanInput) *Plan {
 		p.Create.DetailsURL = new(in.Target.DetailsURL)
 	}
 	p.Batches = p.BatchesFrom(0)
-	text := CapOutput(limitNote(len(p.Annotations), len(p.All)) + detailText(r))
+	text := CapOutput(limitNote(len(p.Annotations), len(p.All)) + comparisonText(r) + detailText(r))
 	p.Final = gh.UpdateCheckRunOptions{
 		Name: p.Name, Status: new("completed"), Conclusion: new(Conclusion(r)),
 		CompletedAt: &gh.Timestamp{Time: in.Now.UTC()},
@@ -136,7 +141,11 @@ func limitNote(shown, all int) string {
 	if shown == all {
 		return ""
 	}
-	return fmt.Sprintf("*%d of %d annotations are shown (the annotation limit); every pair is listed below.*\n\n", shown, all)
+	return fmt.Sprintf(
+		"*%d of %d annotations are shown (the annotation limit); every pair is listed below.*\n\n",
+		shown,
+		all,
+	)
 }
 
 // resultsDigest identifies r when no bundle digest is given.
@@ -197,19 +206,16 @@ func pick(ok bool, yes, no string) string {
 	return no
 }
 
-// Title is the one-line headline of r.
+// Title is the one-line headline of r, with what regressed and improved when r was compared
+// with a baseline.
 func Title(r report.Results) string {
-	c := counts(r)
-	return fmt.Sprintf("%d/%d resolved, %d unresolved, %d integrity violation(s), %d error(s)",
+	c := report.Count(r.Pairs).Verdicts
+	t := fmt.Sprintf("%d/%d resolved, %d unresolved, %d integrity violation(s), %d error(s)",
 		c[report.Resolved], len(r.Pairs), c[report.Unresolved], c[report.IntegrityViolation], c[report.Error])
-}
-
-func counts(r report.Results) map[report.Verdict]int {
-	c := map[report.Verdict]int{}
-	for _, p := range r.Pairs {
-		c[p.Verdict]++
+	if cmp := r.Comparison; cmp != nil {
+		t += fmt.Sprintf("; %d regressed, %d improved", cmp.Counts[report.Regressed], cmp.Counts[report.Improved])
 	}
-	return c
+	return t
 }
 
 // Step is one request of a plan as the dry run prints it.
@@ -234,15 +240,24 @@ func (p *Plan) Steps() []Step {
 
 func (p *Plan) lookupPath() string {
 	q := url.Values{"check_name": {p.Name}, "filter": {"all"}, "per_page": {strconv.Itoa(listPageSize)}}
-	return fmt.Sprintf("/repos/%s/%s/commits/%s/check-runs?%s", p.Target.Owner, p.Target.Repo, p.Target.HeadSHA, q.Encode())
+	return fmt.Sprintf(
+		"/repos/%s/%s/commits/%s/check-runs?%s",
+		p.Target.Owner,
+		p.Target.Repo,
+		p.Target.HeadSHA,
+		q.Encode(),
+	)
 }
 
 // WriteDryRun prints the exact JSON payloads p would send, one indented document per step.
-func (p *Plan) WriteDryRun(w io.Writer) error {
+func (p *Plan) WriteDryRun(w io.Writer) error { return WriteSteps(w, p.Steps()) }
+
+// WriteSteps prints steps as the dry run does: one indented JSON array.
+func WriteSteps(w io.Writer, steps []Step) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(p.Steps())
+	return enc.Encode(steps)
 }
 
 // sortedPairs returns r's pairs sorted by id, so plans are stable.
@@ -256,11 +271,20 @@ func generatedSummary(r report.Results) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Tender: %s\n\n%s\n\n| verdict | pairs |\n| --- | --- |\n",
 		EscapeMarkdown(r.Suite), Title(r))
-	c := counts(r)
+	c := report.Count(r.Pairs).Verdicts
 	for _, v := range []report.Verdict{report.Resolved, report.Unresolved, report.IntegrityViolation, report.Error} {
 		fmt.Fprintf(&b, "| %s | %d |\n", v, c[v])
 	}
 	return b.String()
+}
+
+// comparisonText is the comparison with the baseline for the check run's text: at most half
+// of it, so every pair's lines keep room.
+func comparisonText(r report.Results) string {
+	if r.Comparison == nil {
+		return ""
+	}
+	return report.ComparisonMarkdown(r.Comparison, "## Compared with the baseline", MaxOutputBytes/2) + "\n"
 }
 
 func detailText(r report.Results) string {

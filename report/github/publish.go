@@ -18,6 +18,9 @@ type Outcome struct {
 	Abandoned  string // when publishing failed after the run existed: the conclusion it was given
 	FellBack   bool   // the token was refused; annotations went out as workflow commands
 	Note       string // what happened, for the log
+	// Comment is the pull-request comment posted or updated after the check run; nil when
+	// none was asked for or it was skipped.
+	Comment *CommentOutcome
 }
 
 // listPageSize and maxListPages bound the look-up of an existing run.
@@ -68,7 +71,10 @@ func (c *Client) ensureRun(ctx context.Context, p *Plan) (*gh.CheckRun, bool, er
 	lookFirst := func(ctx context.Context) error {
 		run, err := c.findRun(ctx, p)
 		if err != nil {
-			return fmt.Errorf("a create may have succeeded unseen, and looking for its run failed, so it is not sent again: %w", err)
+			return fmt.Errorf(
+				"a create may have succeeded unseen, and looking for its run failed, so it is not sent again: %w",
+				err,
+			)
 		}
 		if run != nil {
 			found = run
@@ -76,7 +82,12 @@ func (c *Client) ensureRun(ctx context.Context, p *Plan) (*gh.CheckRun, bool, er
 		}
 		return nil
 	}
-	run, resp, err := c.gh.Checks.CreateCheckRun(WithBeforeRetry(ctx, lookFirst), p.Target.Owner, p.Target.Repo, p.Create)
+	run, resp, err := c.gh.Checks.CreateCheckRun(
+		WithBeforeRetry(ctx, lookFirst),
+		p.Target.Owner,
+		p.Target.Repo,
+		p.Create,
+	)
 	if errors.Is(err, errFound) {
 		return found, true, nil
 	}
@@ -160,9 +171,30 @@ func (c *Client) abandon(ctx context.Context, p *Plan, out *Outcome, cause error
 	opts := gh.UpdateCheckRunOptions{Name: p.Name, Status: new("completed"), Conclusion: new(conclusion),
 		CompletedAt: &gh.Timestamp{Time: c.now().UTC()}, Output: &gh.CheckRunOutput{Title: &title, Summary: &summary}}
 	if _, resp, err := c.gh.Checks.UpdateCheckRun(cctx, p.Target.Owner, p.Target.Repo, out.CheckRunID, opts); err != nil {
-		return errors.Join(cause, c.wrap(fmt.Sprintf("completing check run %d as %s after the failure; it is left in progress", out.CheckRunID, conclusion), resp, err))
+		return errors.Join(
+			cause,
+			c.wrap(
+				fmt.Sprintf(
+					"completing check run %d as %s after the failure; it is left in progress",
+					out.CheckRunID,
+					conclusion,
+				),
+				resp,
+				err,
+			),
+		)
 	}
 	out.Abandoned = conclusion
-	out.Note = fmt.Sprintf("check run %q %s was completed as %s because publishing failed", p.Name, out.HTMLURL, conclusion)
-	return fmt.Errorf("%w (check run %d completed as %s; run publish again for this bundle to finish it)", cause, out.CheckRunID, conclusion)
+	out.Note = fmt.Sprintf(
+		"check run %q %s was completed as %s because publishing failed",
+		p.Name,
+		out.HTMLURL,
+		conclusion,
+	)
+	return fmt.Errorf(
+		"%w (check run %d completed as %s; run publish again for this bundle to finish it)",
+		cause,
+		out.CheckRunID,
+		conclusion,
+	)
 }

@@ -58,7 +58,12 @@ func decodeCheck(t *testing.T, b []byte) checkBody {
 func TestPublish120AnnotationsCreateThreePatchesFinal(t *testing.T) {
 	f := newFake(t)
 	f.noRunYet(1)
-	f.on("POST", "/repos/octo/grader/check-runs", 1, jsonReply(201, map[string]any{"id": 77, "html_url": "https://example.test/c/77"}))
+	f.on(
+		"POST",
+		"/repos/octo/grader/check-runs",
+		1,
+		jsonReply(201, map[string]any{"id": 77, "html_url": "https://example.test/c/77"}),
+	)
 	f.on("PATCH", "/repos/octo/grader/check-runs/77", 4, jsonReply(200, map[string]any{"id": 77}))
 	plan := BuildPlan(resultsWith(120, report.Unresolved), PlanInput{Target: target, Now: testNow})
 	out, err := f.client(t, nil, nil).Publish(context.Background(), plan)
@@ -149,7 +154,12 @@ func TestSummaryTruncatedWithNote(t *testing.T) {
 	plan := BuildPlan(resultsWith(1, report.Resolved), PlanInput{Target: target, Summary: long, Now: testNow})
 	for name, s := range map[string]string{"create": *plan.Create.Output.Summary, "final": *plan.Final.Output.Summary} {
 		if n := len(s); n > MaxOutputBytes || n < MaxOutputBytes-3 {
-			t.Errorf("%s summary has %d bytes, want at most %d and no more than a character short", name, n, MaxOutputBytes)
+			t.Errorf(
+				"%s summary has %d bytes, want at most %d and no more than a character short",
+				name,
+				n,
+				MaxOutputBytes,
+			)
 		}
 		if !strings.HasSuffix(s, TruncationNote) || !utf8.ValidString(s) {
 			t.Errorf("%s summary does not end with the truncation note or is not UTF-8", name)
@@ -236,14 +246,20 @@ func FuzzCap(f *testing.F) {
 func TestForbiddenFallsBackToWorkflowCommands(t *testing.T) {
 	f := newFake(t)
 	f.noRunYet(1)
-	f.on("POST", "/repos/octo/grader/check-runs", 1, jsonReply(403, map[string]any{"message": "Resource not accessible by integration"}))
+	f.on(
+		"POST",
+		"/repos/octo/grader/check-runs",
+		1,
+		jsonReply(403, map[string]any{"message": "Resource not accessible by integration"}),
+	)
 	summaryPath := filepath.Join(t.TempDir(), "step_summary.md")
 	var log bytes.Buffer
 	a := githubactions.New(githubactions.WithWriter(&log), githubactions.WithGetenv(stepSummaryEnv(summaryPath)))
 	r := resultsWith(2, report.Unresolved)
 	r.Pairs[0].Reasons = []report.Reason{{Code: "test_failed", Detail: "50% of a, b: c\nsecond line"}}
 	plan := BuildPlan(r, PlanInput{Target: target, Summary: "## the summary", Now: testNow})
-	out, err := f.client(t, nil, nil).PublishWithFallback(context.Background(), plan, Fallback{Action: a, JobSummary: true})
+	out, err := f.client(t, nil, nil).
+		PublishWithFallback(context.Background(), plan, Fallback{Action: a, JobSummary: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +281,8 @@ func TestForbiddenFallsBackToWorkflowCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(got), "Published as a job summary") || !strings.Contains(string(got), "## the summary") {
+	if !strings.Contains(string(got), "Published as a job summary") ||
+		!strings.Contains(string(got), "## the summary") {
 		t.Errorf("job summary %q lacks the note or the summary", got)
 	}
 }
@@ -274,12 +291,18 @@ func TestAPIErrorsNeverCarryTheToken(t *testing.T) {
 	f := newFake(t)
 	echo := func(w http.ResponseWriter, r *http.Request, _ []byte) {
 		w.WriteHeader(422)
-		fmt.Fprintf(w, `{"message":"bad credentials: %s","errors":[{"message":"%s"}]}`, r.Header.Get("Authorization"), r.Header.Get("Authorization"))
+		fmt.Fprintf(
+			w,
+			`{"message":"bad credentials: %s","errors":[{"message":"%s"}]}`,
+			r.Header.Get("Authorization"),
+			r.Header.Get("Authorization"),
+		)
 	}
 	f.noRunYet(1)
 	f.on("POST", "/repos/octo/grader/check-runs", 1, echo)
 	var log bytes.Buffer
-	_, err := f.client(t, nil, &log).Publish(context.Background(), BuildPlan(resultsWith(1, report.Resolved), PlanInput{Target: target, Now: testNow}))
+	_, err := f.client(t, nil, &log).
+		Publish(context.Background(), BuildPlan(resultsWith(1, report.Resolved), PlanInput{Target: target, Now: testNow}))
 	if err == nil {
 		t.Fatal("publish succeeded against a 422")
 	}
@@ -369,7 +392,14 @@ func TestFallbackCapsAtGitHubsPerStepLimits(t *testing.T) {
 	r.Suite = "demo"
 	add := func(n int, prefix string, v report.Verdict, code report.Code) {
 		for i := range n {
-			r.Pairs = append(r.Pairs, report.PairResult{ID: fmt.Sprintf("%s-%02d", prefix, i), Verdict: v, Reasons: []report.Reason{{Code: code}}})
+			r.Pairs = append(
+				r.Pairs,
+				report.PairResult{
+					ID:      fmt.Sprintf("%s-%02d", prefix, i),
+					Verdict: v,
+					Reasons: []report.Reason{{Code: code}},
+				},
+			)
 		}
 	}
 	add(15, "a-integrity", report.IntegrityViolation, "protected_path")
@@ -400,9 +430,24 @@ func TestFallbackCapsAtGitHubsPerStepLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := strings.Count(string(s), "\n| failure |") + strings.Count(string(s), "\n| warning |") + strings.Count(string(s), "\n| notice |")
+	rows := strings.Count(
+		string(s),
+		"\n| failure |",
+	) + strings.Count(
+		string(s),
+		"\n| warning |",
+	) + strings.Count(
+		string(s),
+		"\n| notice |",
+	)
 	if rows != 52 || !strings.Contains(string(s), "### Annotations (52)") {
 		t.Errorf("the job summary lists %d annotations, want all 52:\n%s", rows, s)
 	}
-	t.Logf("per level %v, shown %d of %d; last line: %s", count, shown, len(plan.All), log.String()[strings.LastIndex(strings.TrimSpace(log.String()), "\n")+1:])
+	t.Logf(
+		"per level %v, shown %d of %d; last line: %s",
+		count,
+		shown,
+		len(plan.All),
+		log.String()[strings.LastIndex(strings.TrimSpace(log.String()), "\n")+1:],
+	)
 }

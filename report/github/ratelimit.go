@@ -35,8 +35,16 @@ func (t *tokenTransport) pause(req *http.Request, d decision, attempt int) error
 	spent := t.waited
 	if spent+d.wait > t.opts.MaxTotalWait {
 		t.mu.Unlock()
-		return fmt.Errorf("%s %s: %s: waiting %s more would pass the %s total wait of this publication (%s waited already): %w",
-			req.Method, req.URL.Path, d.why, d.wait, t.opts.MaxTotalWait, spent, ErrRetriesExhausted)
+		return fmt.Errorf(
+			"%s %s: %s: waiting %s more would pass the %s total wait of this publication (%s waited already): %w",
+			req.Method,
+			req.URL.Path,
+			d.why,
+			d.wait,
+			t.opts.MaxTotalWait,
+			spent,
+			ErrRetriesExhausted,
+		)
 	}
 	t.waited += d.wait
 	t.mu.Unlock()
@@ -66,10 +74,18 @@ func (t *tokenTransport) classify(resp *http.Response, err error, attempt, limit
 	switch {
 	case limit:
 		if w, ok := headerWait(resp.Header, t.opts.Now()); ok {
-			return decision{retry: true, limited: true, wait: w, why: fmt.Sprintf("rate limited (%d, the headers name the wait)", resp.StatusCode)}
+			return decision{
+				retry:   true,
+				limited: true,
+				wait:    w,
+				why:     fmt.Sprintf("rate limited (%d, the headers name the wait)", resp.StatusCode),
+			}
 		}
 		return decision{retry: true, limited: true, wait: SecondaryLimitWait << min(limited, 6),
-			why: fmt.Sprintf("secondary rate limit (%d without Retry-After: GitHub asks for at least a minute)", resp.StatusCode)}
+			why: fmt.Sprintf(
+				"secondary rate limit (%d without Retry-After: GitHub asks for at least a minute)",
+				resp.StatusCode,
+			)}
 	case resp.StatusCode >= 500:
 		return decision{retry: true, wait: backoff(attempt), why: resp.Status}
 	}

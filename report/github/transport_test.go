@@ -34,7 +34,8 @@ func TestRedirectToAnotherHostIsRefused(t *testing.T) {
 			f.on("POST", "/repos/octo/grader/check-runs", 1, func(w http.ResponseWriter, r *http.Request, _ []byte) {
 				http.Redirect(w, r, other.URL+"/steal", status)
 			})
-			_, err := f.client(t, nil, nil).Publish(context.Background(), BuildPlan(resultsWith(1, report.Resolved), PlanInput{Target: target, Now: testNow}))
+			_, err := f.client(t, nil, nil).
+				Publish(context.Background(), BuildPlan(resultsWith(1, report.Resolved), PlanInput{Target: target, Now: testNow}))
 			if !errors.Is(err, ErrRedirect) {
 				t.Errorf("error %v, want ErrRedirect", err)
 			}
@@ -47,10 +48,16 @@ func TestRedirectToAnotherHostIsRefused(t *testing.T) {
 
 func TestRedirectToSameHostIsRefusedToo(t *testing.T) {
 	f := newFake(t)
-	f.on("GET", "/repos/octo/grader/actions/runs/9/approvals", 1, func(w http.ResponseWriter, r *http.Request, _ []byte) {
-		http.Redirect(w, r, "/elsewhere", http.StatusFound)
-	})
-	_, err := f.client(t, nil, nil).CheckApproval(context.Background(), RunRef{Owner: "octo", Repo: "grader", ID: 9}, "publish")
+	f.on(
+		"GET",
+		"/repos/octo/grader/actions/runs/9/approvals",
+		1,
+		func(w http.ResponseWriter, r *http.Request, _ []byte) {
+			http.Redirect(w, r, "/elsewhere", http.StatusFound)
+		},
+	)
+	_, err := f.client(t, nil, nil).
+		CheckApproval(context.Background(), RunRef{Owner: "octo", Repo: "grader", ID: 9}, "publish")
 	if !errors.Is(err, ErrRedirect) {
 		t.Errorf("error %v, want ErrRedirect", err)
 	}
@@ -120,17 +127,71 @@ func TestRetries(t *testing.T) {
 		waits  []time.Duration
 		fails  string // a part of the error when the create gives up
 	}{
-		{"429 with Retry-After", withHeader("Retry-After", "7", 429, `{"message":"slow down"}`), 1, ClientOptions{}, []time.Duration{7 * time.Second}, ""},
-		{"429 without headers waits a minute", withHeader("", "", 429, `{"message":"slow down"}`), 1, ClientOptions{}, []time.Duration{time.Minute}, ""},
-		{"secondary rate limit by message", withHeader("", "", 403, `{"message":"You have exceeded a secondary rate limit."}`), 2, ClientOptions{MaxWait: 5 * time.Minute},
-			[]time.Duration{time.Minute, 2 * time.Minute}, ""},
-		{"403 with Retry-After", withHeader("Retry-After", "3", 403, `{"message":"abuse"}`), 1, ClientOptions{}, []time.Duration{3 * time.Second}, ""},
+		{
+			"429 with Retry-After",
+			withHeader("Retry-After", "7", 429, `{"message":"slow down"}`),
+			1,
+			ClientOptions{},
+			[]time.Duration{7 * time.Second},
+			"",
+		},
+		{
+			"429 without headers waits a minute",
+			withHeader("", "", 429, `{"message":"slow down"}`),
+			1,
+			ClientOptions{},
+			[]time.Duration{time.Minute},
+			"",
+		},
+		{
+			"secondary rate limit by message",
+			withHeader("", "", 403, `{"message":"You have exceeded a secondary rate limit."}`),
+			2,
+			ClientOptions{MaxWait: 5 * time.Minute},
+			[]time.Duration{time.Minute, 2 * time.Minute},
+			"",
+		},
+		{
+			"403 with Retry-After",
+			withHeader("Retry-After", "3", 403, `{"message":"abuse"}`),
+			1,
+			ClientOptions{},
+			[]time.Duration{3 * time.Second},
+			"",
+		},
 		{"primary limit until the reset", resetAt(reset), 1, ClientOptions{}, []time.Duration{31 * time.Second}, ""},
-		{"502 backs off", withHeader("", "", 502, `bad gateway`), 3, ClientOptions{}, []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}, ""},
-		{"500 beyond the bound", withHeader("", "", 500, `{}`), 3, ClientOptions{MaxRetries: 2}, []time.Duration{time.Second, 2 * time.Second}, "500"},
-		{"Retry-After beyond MaxWait", withHeader("Retry-After", "3600", 429, `{}`), 1, ClientOptions{}, nil, "more than the 2m0s Tender waits at once"},
-		{"secondary limits beyond the total", withHeader("", "", 403, `{"message":"You have exceeded a secondary rate limit."}`), 2, ClientOptions{MaxWait: 5 * time.Minute, MaxTotalWait: 2 * time.Minute},
-			[]time.Duration{time.Minute}, "would pass the 2m0s total wait"},
+		{
+			"502 backs off",
+			withHeader("", "", 502, `bad gateway`),
+			3,
+			ClientOptions{},
+			[]time.Duration{time.Second, 2 * time.Second, 4 * time.Second},
+			"",
+		},
+		{
+			"500 beyond the bound",
+			withHeader("", "", 500, `{}`),
+			3,
+			ClientOptions{MaxRetries: 2},
+			[]time.Duration{time.Second, 2 * time.Second},
+			"500",
+		},
+		{
+			"Retry-After beyond MaxWait",
+			withHeader("Retry-After", "3600", 429, `{}`),
+			1,
+			ClientOptions{},
+			nil,
+			"more than the 2m0s Tender waits at once",
+		},
+		{
+			"secondary limits beyond the total",
+			withHeader("", "", 403, `{"message":"You have exceeded a secondary rate limit."}`),
+			2,
+			ClientOptions{MaxWait: 5 * time.Minute, MaxTotalWait: 2 * time.Minute},
+			[]time.Duration{time.Minute},
+			"would pass the 2m0s total wait",
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -144,7 +205,8 @@ func TestRetries(t *testing.T) {
 			s := &sleeps{}
 			tc.opts.MutationInterval = -1
 			var log bytes.Buffer
-			_, err := f.clientWith(t, tc.opts, s, &log).Publish(context.Background(), BuildPlan(resultsWith(1, report.Resolved), PlanInput{Target: target, Now: testNow}))
+			_, err := f.clientWith(t, tc.opts, s, &log).
+				Publish(context.Background(), BuildPlan(resultsWith(1, report.Resolved), PlanInput{Target: target, Now: testNow}))
 			if (err != nil) != (tc.fails != "") || (err != nil && !strings.Contains(err.Error(), tc.fails)) {
 				t.Fatalf("error %v, want one with %q", err, tc.fails)
 			}
@@ -174,9 +236,15 @@ func resetAt(epoch string) func(http.ResponseWriter, *http.Request, []byte) {
 func TestSecondaryLimitThatOutlastsRetriesIsNotAPermissionRefusal(t *testing.T) {
 	f := newFake(t)
 	f.noRunYet(2)
-	f.on("POST", "/repos/octo/grader/check-runs", 2, withHeader("", "", 403, `{"message":"You have exceeded a secondary rate limit."}`))
+	f.on(
+		"POST",
+		"/repos/octo/grader/check-runs",
+		2,
+		withHeader("", "", 403, `{"message":"You have exceeded a secondary rate limit."}`),
+	)
 	s := &sleeps{}
-	_, err := f.clientWith(t, ClientOptions{MaxRetries: 1, MutationInterval: -1}, s, nil).Publish(context.Background(), BuildPlan(resultsWith(1, report.Resolved), PlanInput{Target: target, Now: testNow}))
+	_, err := f.clientWith(t, ClientOptions{MaxRetries: 1, MutationInterval: -1}, s, nil).
+		Publish(context.Background(), BuildPlan(resultsWith(1, report.Resolved), PlanInput{Target: target, Now: testNow}))
 	var ae *APIError
 	if !errors.As(err, &ae) || !ae.RateLimited || Forbidden(err) || !strings.Contains(err.Error(), "rate limited") {
 		t.Fatalf("error %v: want a rate limit, not a refusal, and a message that says so", err)
@@ -216,7 +284,8 @@ func TestRetryLogNeverCarriesTheToken(t *testing.T) {
 	f.on("GET", "/repos/octo/grader/actions/runs/1/approvals", 2, withHeader("", "", 503, testToken))
 	f.on("GET", "/repos/octo/grader/actions/runs/1/approvals", 1, jsonReply(200, []any{}))
 	var log bytes.Buffer
-	_, err := f.client(t, nil, &log).CheckApproval(context.Background(), RunRef{Owner: "octo", Repo: "grader", ID: 1}, "publish")
+	_, err := f.client(t, nil, &log).
+		CheckApproval(context.Background(), RunRef{Owner: "octo", Repo: "grader", ID: 1}, "publish")
 	if !errors.Is(err, ErrNotApproved) {
 		t.Errorf("error %v, want ErrNotApproved", err)
 	}
@@ -234,8 +303,18 @@ func TestHeaderWait(t *testing.T) {
 		ok   bool
 	}{
 		{"seconds", http.Header{"Retry-After": {"12"}}, 12 * time.Second, true},
-		{"http date", http.Header{"Retry-After": {now.Add(90 * time.Second).Format(http.TimeFormat)}}, 90 * time.Second, true},
-		{"primary reset", http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"1767225630"}}, 31 * time.Second, true},
+		{
+			"http date",
+			http.Header{"Retry-After": {now.Add(90 * time.Second).Format(http.TimeFormat)}},
+			90 * time.Second,
+			true,
+		},
+		{
+			"primary reset",
+			http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"1767225630"}},
+			31 * time.Second,
+			true,
+		},
 		{"remaining left", http.Header{"X-Ratelimit-Remaining": {"10"}, "X-Ratelimit-Reset": {"1767225630"}}, 0, false},
 		{"garbage", http.Header{"Retry-After": {"soon"}}, 0, false},
 	}

@@ -21,7 +21,11 @@ func bigPytestReport(b *testing.B, n int) []byte {
 			body.Write(bytes.Replace(c, []byte(`name="`), fmt.Appendf(nil, `name="r%d_`, i), 1))
 		}
 	}
-	return fmt.Appendf(nil, `<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest">%s</testsuite></testsuites>`, body.Bytes())
+	return fmt.Appendf(
+		nil,
+		`<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest">%s</testsuite></testsuites>`,
+		body.Bytes(),
+	)
 }
 
 // BenchmarkParse compares Parse with a bare encoding/xml token walk over the same bytes,

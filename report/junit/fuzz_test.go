@@ -34,9 +34,18 @@ func FuzzParse(f *testing.F) {
 			f.Add(b, string(r))
 		}
 	}
-	f.Add([]byte(`<testsuite tests="1"><testcase classname="a.b.TestC" name="t[x]" file="a/b.py" line="3"><skipped type="pytest.xfail"/></testcase></testsuite>`), string(RunnerPytest))
+	f.Add(
+		[]byte(
+			`<testsuite tests="1"><testcase classname="a.b.TestC" name="t[x]" file="a/b.py" line="3"><skipped type="pytest.xfail"/></testcase></testsuite>`,
+		),
+		string(RunnerPytest),
+	)
 	f.Fuzz(func(t *testing.T, data []byte, runner string) {
-		opts := Options{Runner: Runner(runner), MaxBytes: 1 << 20, Files: []string{"a/b.py", "a.b.py", "tests/test_x.py"}}
+		opts := Options{
+			Runner:   Runner(runner),
+			MaxBytes: 1 << 20,
+			Files:    []string{"a/b.py", "a.b.py", "tests/test_x.py"},
+		}
 		rep, err := Parse(data, opts)
 		if err != nil {
 			if rep != nil {

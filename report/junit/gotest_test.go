@@ -139,7 +139,8 @@ func TestTailKeepsTheEnd(t *testing.T) {
 	for range 3 * maxCaseOutput {
 		tl.write("x")
 	}
-	if s := tl.String(); len(tl.buf) >= 2*maxCaseOutput || !strings.HasSuffix(s, "xxx") || len(s) != maxCaseOutput+len("[earlier output dropped]\n") {
+	if s := tl.String(); len(tl.buf) >= 2*maxCaseOutput || !strings.HasSuffix(s, "xxx") ||
+		len(s) != maxCaseOutput+len("[earlier output dropped]\n") {
 		t.Errorf("after many small writes: buffer %d bytes, string %d bytes", len(tl.buf), len(s))
 	}
 }

@@ -332,7 +332,10 @@ func (p *parser) startInCase(t xml.StartElement) {
 	// Past maxResults a case's later results add nothing but memory: their text goes to the
 	// last one kept.
 	if len(p.cur.results) < maxResults {
-		p.cur.results = append(p.cur.results, &result{tag: t.Name.Local, message: attr(t, "message"), typ: attr(t, "type")})
+		p.cur.results = append(
+			p.cur.results,
+			&result{tag: t.Name.Local, message: attr(t, "message"), typ: attr(t, "type")},
+		)
 	}
 	p.push(frame{kind: resultFrame})
 }

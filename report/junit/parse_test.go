@@ -73,8 +73,18 @@ func TestParseReports(t *testing.T) {
 		mismatches []Mismatch
 	}{
 		// xunit1 carries file attributes; xunit2 needs the workspace's file list.
-		{name: "pytest xunit1 (real)", file: "pytest-xunit1.xml", opts: Options{Runner: RunnerPytest}, want: pytestCases},
-		{name: "pytest xunit2 (real)", file: "pytest-xunit2.xml", opts: Options{Runner: RunnerPytest, Files: pytestFiles(t)}, want: pytestCases},
+		{
+			name: "pytest xunit1 (real)",
+			file: "pytest-xunit1.xml",
+			opts: Options{Runner: RunnerPytest},
+			want: pytestCases,
+		},
+		{
+			name: "pytest xunit2 (real)",
+			file: "pytest-xunit2.xml",
+			opts: Options{Runner: RunnerPytest, Files: pytestFiles(t)},
+			want: pytestCases,
+		},
 		{
 			name: "gotestsum (real)", file: "gotestsum.xml", opts: Options{Runner: RunnerGo},
 			want: []brief{
@@ -196,20 +206,83 @@ func TestParsePytestIDs(t *testing.T) {
 		want                            string
 	}{
 		{"module function", "tests.test_x", "test_y", "", []string{"tests/test_x.py"}, "tests/test_x.py::test_y"},
-		{"class and param", "tests.test_x.TestC", "test_y[a.b/c::d]", "", []string{"tests/test_x.py"}, "tests/test_x.py::TestC::test_y[a.b/c::d]"},
-		{"nested class", "tests.test_x.TestC.TestD", "test_y", "", []string{"tests/test_x.py"}, "tests/test_x.py::TestC::TestD::test_y"},
-		{"dotted directory", "tests.pkg.v2.test_dots", "test_z", "", []string{"tests/pkg.v2/test_dots.py", "tests/pkg/v3/test_dots.py"}, "tests/pkg.v2/test_dots.py::test_z"},
+		{
+			"class and param",
+			"tests.test_x.TestC",
+			"test_y[a.b/c::d]",
+			"",
+			[]string{"tests/test_x.py"},
+			"tests/test_x.py::TestC::test_y[a.b/c::d]",
+		},
+		{
+			"nested class",
+			"tests.test_x.TestC.TestD",
+			"test_y",
+			"",
+			[]string{"tests/test_x.py"},
+			"tests/test_x.py::TestC::TestD::test_y",
+		},
+		{
+			"dotted directory",
+			"tests.pkg.v2.test_dots",
+			"test_z",
+			"",
+			[]string{"tests/pkg.v2/test_dots.py", "tests/pkg/v3/test_dots.py"},
+			"tests/pkg.v2/test_dots.py::test_z",
+		},
 		{"dotted directory vs slash", "a.b.test_m", "test_z", "", []string{"a/b/test_m.py"}, "a/b/test_m.py::test_z"},
 		{"same dotted form: byte order decides", "a.b", "test_z", "", []string{"a/b.py", "a.b.py"}, "a.b.py::test_z"},
-		{"longest module wins", "tests.test_x.TestC", "test_y", "", []string{"tests/test_x.py", "tests/test_x/TestC.py"}, "tests/test_x/TestC.py::test_y"},
-		{"xunit1 file attribute", "tests.pkg.v2.test_dots", "test_z", "tests/pkg.v2/test_dots.py", nil, "tests/pkg.v2/test_dots.py::test_z"},
-		{"inherited test: file attribute of the base ignored", "tests.test_child.TestChild", "test_base", "tests/base.py", []string{"tests/test_child.py", "tests/base.py"}, "tests/test_child.py::TestChild::test_base"},
-		{"no file list: test_ module guessed", "tests.test_x.TestC", "test_y", "", nil, "tests/test_x.py::TestC::test_y"},
+		{
+			"longest module wins",
+			"tests.test_x.TestC",
+			"test_y",
+			"",
+			[]string{"tests/test_x.py", "tests/test_x/TestC.py"},
+			"tests/test_x/TestC.py::test_y",
+		},
+		{
+			"xunit1 file attribute",
+			"tests.pkg.v2.test_dots",
+			"test_z",
+			"tests/pkg.v2/test_dots.py",
+			nil,
+			"tests/pkg.v2/test_dots.py::test_z",
+		},
+		{
+			"inherited test: file attribute of the base ignored",
+			"tests.test_child.TestChild",
+			"test_base",
+			"tests/base.py",
+			[]string{"tests/test_child.py", "tests/base.py"},
+			"tests/test_child.py::TestChild::test_base",
+		},
+		{
+			"no file list: test_ module guessed",
+			"tests.test_x.TestC",
+			"test_y",
+			"",
+			nil,
+			"tests/test_x.py::TestC::test_y",
+		},
 		{"no file list: _test module guessed", "pkg.calc_test", "test_y", "", nil, "pkg/calc_test.py::test_y"},
 		{"no file list, no test module", "pkg.checks", "test_y", "", nil, "pkg/checks.py::test_y"},
 		{"collection error", "", "tests.test_broken", "", []string{"tests/test_broken.py"}, "tests/test_broken.py"},
-		{"doctest in a text file", "docs.usage.txt", "usage.txt", "", []string{"docs/usage.txt"}, "docs/usage.txt::usage.txt"},
-		{"unsafe entries in the file list are ignored", "x.test_a", "t", "", []string{"../x/test_a.py", "/x/test_a.py"}, "x/test_a.py::t"},
+		{
+			"doctest in a text file",
+			"docs.usage.txt",
+			"usage.txt",
+			"",
+			[]string{"docs/usage.txt"},
+			"docs/usage.txt::usage.txt",
+		},
+		{
+			"unsafe entries in the file list are ignored",
+			"x.test_a",
+			"t",
+			"",
+			[]string{"../x/test_a.py", "/x/test_a.py"},
+			"x/test_a.py::t",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -283,11 +356,26 @@ func refusalCases(canaryPath string) []struct {
 		opts Options
 		want error
 	}{
-		{"external entity (XXE) reading a canary file", `<?xml version="1.0"?><!DOCTYPE t [<!ENTITY x SYSTEM "file://` + canaryPath + `">]><testsuite><testcase name="&x;"/></testsuite>`, Options{}, ErrDoctype},
-		{"billion laughs", `<!DOCTYPE l [<!ENTITY a "aaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]><testsuite name="&b;"/>`, Options{}, ErrDoctype},
+		{
+			"external entity (XXE) reading a canary file",
+			`<?xml version="1.0"?><!DOCTYPE t [<!ENTITY x SYSTEM "file://` + canaryPath + `">]><testsuite><testcase name="&x;"/></testsuite>`,
+			Options{},
+			ErrDoctype,
+		},
+		{
+			"billion laughs",
+			`<!DOCTYPE l [<!ENTITY a "aaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]><testsuite name="&b;"/>`,
+			Options{},
+			ErrDoctype,
+		},
 		{"bare doctype", `<!DOCTYPE testsuite><testsuite/>`, Options{}, ErrDoctype},
 		{"entity declaration outside a doctype", `<!ENTITY x "y"><testsuite/>`, Options{}, ErrEntity},
-		{"undeclared entity in text", `<testsuite><testcase name="a"><failure>&nbsp;</failure></testcase></testsuite>`, Options{}, ErrEntity},
+		{
+			"undeclared entity in text",
+			`<testsuite><testcase name="a"><failure>&nbsp;</failure></testcase></testsuite>`,
+			Options{},
+			ErrEntity,
+		},
 		{"undeclared entity in attribute", `<testsuite><testcase name="a&copy;"/></testsuite>`, Options{}, ErrEntity},
 		{"entity without semicolon", `<testsuite name="a &amp b"/>`, Options{}, ErrEntity},
 		{"over the cap", `<testsuite><testcase name="a"/></testsuite>`, Options{MaxBytes: 16}, ErrTooLarge},
@@ -396,17 +484,37 @@ func TestTotals(t *testing.T) {
 		want []Mismatch
 		decl bool
 	}{
-		{"adds up", `<testsuite tests="2" failures="1"><testcase name="a"/><testcase name="b"><failure/></testcase></testsuite>`, nil, true},
+		{
+			"adds up",
+			`<testsuite tests="2" failures="1"><testcase name="a"/><testcase name="b"><failure/></testcase></testsuite>`,
+			nil,
+			true,
+		},
 		{"a case too many", `<testsuite tests="1"><testcase name="a"/><testcase name="b"/></testsuite>`,
 			[]Mismatch{{Suite: 0, Field: "tests", Declared: 1, Counted: 2}}, true},
 		{"hidden failure", `<testsuite tests="1" failures="0"><testcase name="a"><failure/></testcase></testsuite>`,
 			[]Mismatch{{Suite: 0, Field: "failures", Declared: 0, Counted: 1}}, true},
-		{"errors and skips", `<testsuite tests="2" errors="0" skipped="0"><testcase name="a"><error/></testcase><testcase name="b"><skipped/></testcase></testsuite>`,
-			[]Mismatch{{Suite: 0, Field: "errors", Declared: 0, Counted: 1}, {Suite: 0, Field: "skipped", Declared: 0, Counted: 1}}, true},
-		{"case outside any suite", `<testsuites><testsuite tests="1"><testcase name="a"/></testsuite><testcase name="stray"/></testsuites>`,
-			[]Mismatch{{Suite: 0, Field: "tests", Declared: 1, Counted: 2}}, true},
-		{"inner suite wrong, outer right", `<testsuites tests="2"><testsuite tests="2"><testcase name="a"/></testsuite><testcase name="b"/></testsuites>`,
-			[]Mismatch{{Suite: 1, Field: "tests", Declared: 2, Counted: 1}}, true},
+		{
+			"errors and skips",
+			`<testsuite tests="2" errors="0" skipped="0"><testcase name="a"><error/></testcase><testcase name="b"><skipped/></testcase></testsuite>`,
+			[]Mismatch{
+				{Suite: 0, Field: "errors", Declared: 0, Counted: 1},
+				{Suite: 0, Field: "skipped", Declared: 0, Counted: 1},
+			},
+			true,
+		},
+		{
+			"case outside any suite",
+			`<testsuites><testsuite tests="1"><testcase name="a"/></testsuite><testcase name="stray"/></testsuites>`,
+			[]Mismatch{{Suite: 0, Field: "tests", Declared: 1, Counted: 2}},
+			true,
+		},
+		{
+			"inner suite wrong, outer right",
+			`<testsuites tests="2"><testsuite tests="2"><testcase name="a"/></testsuite><testcase name="b"/></testsuites>`,
+			[]Mismatch{{Suite: 1, Field: "tests", Declared: 2, Counted: 1}},
+			true,
+		},
 		{"nothing declared", `<testsuites><testsuite><testcase name="a"/></testsuite></testsuites>`, nil, false},
 	}
 	for _, tt := range tests {

@@ -164,7 +164,14 @@ func (c *CheckRuns) List(w http.ResponseWriter, r *http.Request, body []byte) {
 	page, _ := strconv.Atoi(q.Get("page"))
 	page = max(page, 1)
 	lo, hi := min((page-1)*per, len(match)), min(page*per, len(match))
-	JSON(http.StatusOK, map[string]any{"total_count": len(match), "check_runs": append([]map[string]any{}, match[lo:hi]...)})(w, r, body)
+	JSON(
+		http.StatusOK,
+		map[string]any{"total_count": len(match), "check_runs": append([]map[string]any{}, match[lo:hi]...)},
+	)(
+		w,
+		r,
+		body,
+	)
 }
 
 func (c *CheckRuns) selected(sha, name, status string, all bool) []*Run {

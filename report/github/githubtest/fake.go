@@ -1,9 +1,11 @@
 // Package githubtest is an httptest fake of the GitHub API for tests. It fails the test on any
 // request no stub expects and, at cleanup, reports every stub not called as often as declared.
 // It validates every check-run write the way GitHub does (required fields, enums, byte limits,
-// 50 annotations per request) and answers an invalid one 422 without calling its stub, so a
-// client cannot pass against a fake that shares its assumptions. CheckRuns is a stateful model
-// of the check-runs endpoints that can answer slowly, fail after creating, and fail a PATCH.
+// 50 annotations per request) and every issue-comment write (a non-blank body of at most 65,536
+// characters), and answers an invalid one 422 without calling its stub, so a client cannot
+// pass against a fake that shares its assumptions. CheckRuns is a stateful model of the
+// check-runs endpoints that can answer slowly, fail after creating, and fail a PATCH;
+// Comments models a pull request's issue comments.
 // It never forwards anything to a real host.
 package githubtest
 
@@ -80,7 +82,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if msg := Validate(r.Method, r.URL.Path, body); msg != "" {
 		JSON(http.StatusUnprocessableEntity, map[string]any{"message": msg,
-			"documentation_url": "https://docs.github.com/rest/checks/runs"})(w, r, body)
+			"documentation_url": "https://docs.github.com/rest"})(w, r, body)
 		return
 	}
 	s.reply(w, r, body)

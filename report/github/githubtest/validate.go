@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -19,10 +20,15 @@ const (
 )
 
 var (
-	createPath = regexp.MustCompile(`^/repos/[^/]+/[^/]+/check-runs$`)
-	updatePath = regexp.MustCompile(`^/repos/[^/]+/[^/]+/check-runs/[0-9]+$`)
-	hexSHA     = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	createPath        = regexp.MustCompile(`^/repos/[^/]+/[^/]+/check-runs$`)
+	updatePath        = regexp.MustCompile(`^/repos/[^/]+/[^/]+/check-runs/[0-9]+$`)
+	commentCreatePath = regexp.MustCompile(`^/repos/[^/]+/[^/]+/issues/[1-9][0-9]*/comments$`)
+	commentUpdatePath = regexp.MustCompile(`^/repos/[^/]+/[^/]+/issues/comments/[1-9][0-9]*$`)
+	hexSHA            = regexp.MustCompile(`^[0-9a-f]{40}$`)
 )
+
+// MaxCommentChars is the most characters an issue comment's body may have.
+const MaxCommentChars = 65536
 
 var (
 	statuses    = set("queued", "in_progress", "completed")
@@ -69,9 +75,14 @@ type annotation struct {
 }
 
 // Validate checks a check-run create (POST .../check-runs) or update (PATCH
-// .../check-runs/{id}) the way GitHub does, and returns what GitHub's 422 would say, or ""
-// when the request is valid or is not a check-run write.
+// .../check-runs/{id}), or an issue comment's create (POST .../issues/{n}/comments) or update
+// (PATCH .../issues/comments/{id}), the way GitHub does, and returns what GitHub's 422 would
+// say, or "" when the request is valid or is none of these writes.
 func Validate(method, path string, body []byte) string {
+	if method == http.MethodPost && commentCreatePath.MatchString(path) ||
+		method == http.MethodPatch && commentUpdatePath.MatchString(path) {
+		return validateComment(body)
+	}
 	create := method == http.MethodPost && createPath.MatchString(path)
 	if !create && !(method == http.MethodPatch && updatePath.MatchString(path)) {
 		return ""
@@ -100,7 +111,10 @@ func checkRequired(b checkRunBody, create bool) string {
 
 func checkEnums(b checkRunBody, _ bool) string {
 	if b.Status != nil && !statuses[*b.Status] {
-		return fmt.Sprintf("For 'properties/status', %q is not a member of [queued, in_progress, completed].", *b.Status)
+		return fmt.Sprintf(
+			"For 'properties/status', %q is not a member of [queued, in_progress, completed].",
+			*b.Status,
+		)
 	}
 	if b.Conclusion != nil && !conclusions[*b.Conclusion] {
 		return fmt.Sprintf("For 'properties/conclusion', %q is not a valid conclusion.", *b.Conclusion)
@@ -133,12 +147,21 @@ func checkOutput(b checkRunBody, _ bool) string {
 	}
 	for name, v := range map[string]*string{"summary": o.Summary, "text": o.Text} {
 		if v != nil && len(*v) > MaxOutputBytes {
-			return fmt.Sprintf("Invalid request.\n\nOnly %d bytes are allowed; output.%s exceeds a maximum bytesize of %d (it has %d).",
-				MaxOutputBytes, name, MaxOutputBytes, len(*v))
+			return fmt.Sprintf(
+				"Invalid request.\n\nOnly %d bytes are allowed; output.%s exceeds a maximum bytesize of %d (it has %d).",
+				MaxOutputBytes,
+				name,
+				MaxOutputBytes,
+				len(*v),
+			)
 		}
 	}
 	if len(o.Annotations) > MaxAnnotations {
-		return fmt.Sprintf("Invalid request.\n\nOnly %d annotations are allowed per request; got %d.", MaxAnnotations, len(o.Annotations))
+		return fmt.Sprintf(
+			"Invalid request.\n\nOnly %d annotations are allowed per request; got %d.",
+			MaxAnnotations,
+			len(o.Annotations),
+		)
 	}
 	for i, a := range o.Annotations {
 		if msg := a.check(); msg != "" {
@@ -150,7 +173,11 @@ func checkOutput(b checkRunBody, _ bool) string {
 
 func (a annotation) check() string {
 	switch {
-	case a.Path == nil || *a.Path == "", a.StartLine == nil, a.EndLine == nil, a.AnnotationLevel == nil, a.Message == nil:
+	case a.Path == nil || *a.Path == "",
+		a.StartLine == nil,
+		a.EndLine == nil,
+		a.AnnotationLevel == nil,
+		a.Message == nil:
 		return "path, start_line, end_line, annotation_level and message are required"
 	case !levels[*a.AnnotationLevel]:
 		return fmt.Sprintf("annotation_level %q is not notice, warning or failure", *a.AnnotationLevel)
@@ -164,6 +191,28 @@ func (a annotation) check() string {
 		return fmt.Sprintf("raw_details exceeds %d bytes", MaxMessageBytes)
 	case a.Title != nil && utf8.RuneCountInString(*a.Title) > MaxAnnotationChar:
 		return fmt.Sprintf("title exceeds %d characters", MaxAnnotationChar)
+	}
+	return ""
+}
+
+// validateComment checks an issue comment's body as GitHub does: a JSON object whose "body"
+// is a non-blank string of at most 65,536 characters.
+func validateComment(body []byte) string {
+	var b struct {
+		Body *string `json:"body"`
+	}
+	if err := json.Unmarshal(body, &b); err != nil {
+		return "Problems parsing JSON"
+	}
+	switch {
+	case b.Body == nil:
+		return `Invalid request.
+
+"body" wasn't supplied.`
+	case strings.TrimSpace(*b.Body) == "":
+		return "Validation Failed: body cannot be blank"
+	case utf8.RuneCountInString(*b.Body) > MaxCommentChars:
+		return fmt.Sprintf("Validation Failed: body is too long (maximum is %d characters)", MaxCommentChars)
 	}
 	return ""
 }
