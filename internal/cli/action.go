@@ -27,6 +27,10 @@ type actionInputs struct {
 	HeadSHA                                                                    string // sha, else from the event
 
 	Durations string // a bundle whose durations balance the shards
+
+	Feedback feedbackInputs // baseline, comment, pr, fail-on-empty (action_feedback.go)
+
+	Mirror, Keyring, ImageCache string // how missing verifier images are made (action_image.go)
 }
 
 // secretNames are variables a grade never sees: the verifier's environment is an allowlist
@@ -54,6 +58,7 @@ func runAction(ctx context.Context, inv *invocation) error {
 		a.Errorf("%v", err)
 		return err
 	}
+	in.Feedback.warn(a, in.Command)
 	args, bundleDir := in.args()
 	// grade writes a log group per pair itself; groups do not nest.
 	if in.Command != "grade" {
@@ -63,16 +68,29 @@ func runAction(ctx context.Context, inv *invocation) error {
 	if in.Command != "grade" {
 		a.EndGroup()
 	}
+	if err := setImageKey(a, inv, in); err != nil {
+		return err
+	}
 	if code := exitCode(ctx, cmdErr); cmdErr != nil && code != exitMismatch {
 		a.Errorf("tender %s failed: %v", in.Command, cmdErr)
 		return cmdErr
+	}
+	if in.Command == "image" {
+		return nil // no bundle: image-key is its output
 	}
 	res, err := actionResults(bundleDir)
 	if err != nil {
 		a.Errorf("%v", err)
 		return withCode(exitFailure, err)
 	}
+	if err := in.Feedback.compare(&res, in.PublicKey); err != nil {
+		a.Errorf("%v", err)
+		return err
+	}
 	if err := actionReport(a, inv, in, bundleDir, res, published); err != nil {
+		return err
+	}
+	if err := in.Feedback.failOn(a, in.FailOn, res); err != nil {
 		return err
 	}
 	return failOn(in.FailOn, res, cmdErr)
@@ -87,6 +105,7 @@ func readActionInputs(a *githubactions.Action) (actionInputs, error) {
 		Out: orDefault(a.GetInput("out"), "tender-out"), Repos: lines(a.GetInput("repos")),
 		Bundles: lines(a.GetInput("bundle")), SHA: a.GetInput("sha"), CheckName: a.GetInput("check-name"),
 		Annotations: a.GetInput("annotations"), Reruns: a.GetInput("reruns"), Durations: a.GetInput("durations"),
+		Mirror: a.GetInput("mirror"), Keyring: a.GetInput("keyring"), ImageCache: a.GetInput("image-cache"),
 	}
 	var err error
 	if in.Publish, err = parseBoolInput("publish", a.GetInput("publish"), false); err != nil {
@@ -95,19 +114,22 @@ func readActionInputs(a *githubactions.Action) (actionInputs, error) {
 	if in.JobSummary, err = parseBoolInput("job-summary", a.GetInput("job-summary"), true); err != nil {
 		return in, err
 	}
+	if in.Feedback, err = readFeedbackInputs(a); err != nil {
+		return in, err
+	}
 	return in, in.validate()
 }
 
 func (in actionInputs) validate() error {
 	switch in.Command {
-	case "grade", "publish", "verify", "merge":
+	case "grade", "publish", "verify", "merge", "image":
 	default:
-		return usageError("input command: %q is not grade, publish, verify or merge", in.Command)
+		return usageError("input command: %q is not grade, publish, verify, merge or image", in.Command)
 	}
 	switch in.FailOn {
-	case "never", "unresolved", "error":
+	case "never", "unresolved", "error", "regression":
 	default:
-		return usageError("input fail-on: %q is not never, unresolved or error", in.FailOn)
+		return usageError("input fail-on: %q is not never, unresolved, error or regression", in.FailOn)
 	}
 	if in.Command == "grade" && in.Suite == "" {
 		return usageError("input suite: the suite directory is required for command grade")
@@ -190,8 +212,11 @@ func (in actionInputs) args() ([]string, string) {
 		return in.publishArgs(bundleDir), bundleDir
 	case "verify":
 		return withKey([]string{"verify", bundleDir}, in.PublicKey), bundleDir
+	case "image":
+		return in.imageArgs(), bundleDir
 	}
 	args := withKey([]string{"merge", "--out", in.Out}, in.PublicKey)
+	args = append(args, in.Feedback.baselineArgs(in.PublicKey)...)
 	return append(args, in.Bundles...), bundleDir
 }
 
@@ -212,7 +237,8 @@ func (in actionInputs) gradeArgs() []string {
 	for _, r := range in.Repos {
 		args = append(args, "--repo", r)
 	}
-	return args
+	args = append(args, in.Feedback.baselineArgs(in.PublicKey)...)
+	return append(args, in.imageFlagArgs()...)
 }
 
 func (in actionInputs) publishArgs(bundleDir string) []string {
@@ -238,7 +264,7 @@ func (in actionInputs) publishArgs(bundleDir string) []string {
 	if !in.JobSummary {
 		args = append(args, "--job-summary=false")
 	}
-	return args
+	return append(args, in.Feedback.publishArgs(in.PublicKey)...)
 }
 
 func withKey(args []string, key string) []string {
@@ -280,6 +306,8 @@ func (in *actionInputs) fromEvent(a *githubactions.Action) error {
 	if err != nil {
 		return withCode(exitFailure, fmt.Errorf("reading the GitHub context and event file: %w", err))
 	}
+	t, err := targetFromEvent(c.EventName, c.Event)
+	in.Feedback.EventPR = t.PR
 	if in.SHA != "" {
 		in.HeadSHA = in.SHA
 		if in.Command == "publish" {
@@ -287,7 +315,6 @@ func (in *actionInputs) fromEvent(a *githubactions.Action) error {
 		}
 		return nil
 	}
-	t, err := targetFromEvent(c.EventName, c.Event)
 	if err != nil && in.Command == "publish" {
 		return usageError("%v", err)
 	}
@@ -323,6 +350,8 @@ func dispatchAction(ctx context.Context, inv *invocation, command string, args [
 		return runPublish(ctx, inv, args[1:])
 	case "verify":
 		return nil, cmdVerify(ctx, inv, args[1:])
+	case "image":
+		return nil, cmdImage(ctx, inv, args[1:])
 	}
 	return nil, cmdMerge(ctx, inv, args[1:])
 }
@@ -337,11 +366,15 @@ func actionResults(dir string) (report.Results, error) {
 
 // actionReport sets the outputs (all single-line: SetOutput uses a fixed heredoc delimiter)
 // and appends summary.md to the job summary unless the job-summary input is false.
-func actionReport(a *githubactions.Action, inv *invocation, in actionInputs, dir string, res report.Results, published *github.Outcome) error {
-	counts := map[report.Verdict]int{}
-	for _, p := range res.Pairs {
-		counts[p.Verdict]++
-	}
+func actionReport(
+	a *githubactions.Action,
+	inv *invocation,
+	in actionInputs,
+	dir string,
+	res report.Results,
+	published *github.Outcome,
+) error {
+	counts := report.Count(res.Pairs).Verdicts
 	outputs := map[string]string{
 		"resolved": strconv.Itoa(counts[report.Resolved]), "total": strconv.Itoa(len(res.Pairs)),
 		"unresolved": strconv.Itoa(counts[report.Unresolved]), "error": strconv.Itoa(counts[report.Error]),
@@ -354,6 +387,7 @@ func actionReport(a *githubactions.Action, inv *invocation, in actionInputs, dir
 			outputs["check-run-url"] = singleLine(published.HTMLURL)
 		}
 	}
+	feedbackOutputs(outputs, in, dir, res, published)
 	if err := setOutputs(a, inv, outputs); err != nil {
 		return err
 	}
@@ -406,9 +440,10 @@ func addJobSummary(a *githubactions.Action, dir string) (err error) {
 }
 
 // failOn decides the exit: never fails on no verdict; error fails on an error verdict or an
-// expectation not met; unresolved fails unless every pair was resolved.
+// expectation not met; unresolved fails unless every pair was resolved; regression is decided
+// by feedbackInputs.failOn alone.
 func failOn(mode string, res report.Results, cmdErr error) error {
-	if mode == "never" {
+	if mode == "never" || mode == "regression" {
 		return nil
 	}
 	for _, p := range res.Pairs {

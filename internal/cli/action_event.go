@@ -21,14 +21,21 @@ type eventTarget struct {
 // its head, so it names no commit unless pull_requests does: the sha input must.
 func targetFromEvent(name string, event map[string]any) (eventTarget, error) {
 	if pr, ok := event["pull_request"].(map[string]any); ok {
-		return eventTarget{SHA: hexAt(pr, "head", "sha"), PR: intAt(pr, "number"), From: name + ": the pull request's head"}, nil
+		return eventTarget{
+			SHA:  hexAt(pr, "head", "sha"),
+			PR:   intAt(pr, "number"),
+			From: name + ": the pull request's head",
+		}, nil
 	}
 	wr, ok := event["workflow_run"].(map[string]any)
 	if name != "workflow_run" || !ok {
 		return eventTarget{}, nil
 	}
 	trigger, _ := wr["event"].(string)
-	t := eventTarget{SHA: hexAt(wr, "head_sha"), From: fmt.Sprintf("workflow_run: the head of run %d (%s)", intAt(wr, "id"), trigger)}
+	t := eventTarget{
+		SHA:  hexAt(wr, "head_sha"),
+		From: fmt.Sprintf("workflow_run: the head of run %d (%s)", intAt(wr, "id"), trigger),
+	}
 	if prs, _ := wr["pull_requests"].([]any); len(prs) > 0 {
 		pr, _ := prs[0].(map[string]any)
 		t.PR = intAt(pr, "number")
@@ -38,7 +45,9 @@ func targetFromEvent(name string, event map[string]any) (eventTarget, error) {
 		return t, nil
 	}
 	if trigger == "pull_request_target" {
-		return eventTarget{}, fmt.Errorf("the workflow_run was triggered by pull_request_target, whose head_sha is the base branch, and names no pull request: pass the pull request's head commit in the sha input")
+		return eventTarget{}, fmt.Errorf(
+			"the workflow_run was triggered by pull_request_target, whose head_sha is the base branch, and names no pull request: pass the pull request's head commit in the sha input",
+		)
 	}
 	if fork := strAt(wr, "head_repository", "full_name"); strings.HasPrefix(trigger, "pull_request") && fork != "" {
 		t.From += ", a pull request from " + fork

@@ -17,7 +17,9 @@ func workflowRunEvent(trigger, headSHA string, prs []any, headRepo string) map[s
 	return map[string]any{"action": "completed", "workflow_run": map[string]any{
 		"id": 987, "name": "grade", "event": trigger, "status": "completed", "conclusion": "success",
 		"head_branch": "fix-calc", "head_sha": headSHA, "run_attempt": 1, "pull_requests": prs,
-		"head_repository": map[string]any{"full_name": headRepo}, "repository": map[string]any{"full_name": "octo/grader"},
+		"head_repository": map[string]any{
+			"full_name": headRepo,
+		}, "repository": map[string]any{"full_name": "octo/grader"},
 	}, "repository": map[string]any{"full_name": "octo/grader"}}
 }
 
@@ -26,7 +28,12 @@ func workflowRunEvent(trigger, headSHA string, prs []any, headRepo string) map[s
 func publishFromEvent(t *testing.T, event map[string]any, inputs map[string]string, wantSHA string) (string, string) {
 	t.Helper()
 	f := githubtest.New(t)
-	f.On("GET", "/repos/octo/grader/actions/runs/4242/approvals", 1, githubtest.JSON(200, []any{githubtest.Review("approved", "alice", "publish")}))
+	f.On(
+		"GET",
+		"/repos/octo/grader/actions/runs/4242/approvals",
+		1,
+		githubtest.JSON(200, []any{githubtest.Review("approved", "alice", "publish")}),
+	)
 	cr := githubtest.NewCheckRuns("octo", "grader")
 	f.On("GET", cr.ListPath(wantSHA), 1, cr.List)
 	f.On("POST", cr.CreatePath(), 1, cr.Create)
@@ -69,7 +76,13 @@ func TestActionPublishFromWorkflowRunOfAForkPullRequest(t *testing.T) {
 
 func TestActionPublishFromWorkflowRunOfASameRepositoryPullRequest(t *testing.T) {
 	prHead := strings.Repeat("e", 40)
-	prs := []any{map[string]any{"number": 5, "head": map[string]any{"sha": prHead, "ref": "fix-calc"}, "base": map[string]any{"sha": strings.Repeat("d", 40)}}}
+	prs := []any{
+		map[string]any{
+			"number": 5,
+			"head":   map[string]any{"sha": prHead, "ref": "fix-calc"},
+			"base":   map[string]any{"sha": strings.Repeat("d", 40)},
+		},
+	}
 	got, stdout := publishFromEvent(t, workflowRunEvent("pull_request", prHead, prs, "octo/grader"), nil, prHead)
 	if got != prHead || !strings.Contains(stdout, "(workflow_run: the head of pull request #5)") {
 		t.Errorf("check run on %s; log:\n%s", got, stdout)
@@ -78,8 +91,12 @@ func TestActionPublishFromWorkflowRunOfASameRepositoryPullRequest(t *testing.T) 
 
 func TestActionPublishShaInputWinsOverTheEvent(t *testing.T) {
 	pinned := strings.Repeat("1", 40)
-	got, stdout := publishFromEvent(t, workflowRunEvent("pull_request", strings.Repeat("f", 40), []any{}, "forker/grader"),
-		map[string]string{"sha": pinned}, pinned)
+	got, stdout := publishFromEvent(
+		t,
+		workflowRunEvent("pull_request", strings.Repeat("f", 40), []any{}, "forker/grader"),
+		map[string]string{"sha": pinned},
+		pinned,
+	)
 	if got != pinned || !strings.Contains(stdout, "(the sha input)") {
 		t.Errorf("check run on %s; log:\n%s", got, stdout)
 	}
@@ -101,12 +118,22 @@ func TestActionPublishWorkflowRunFromPullRequestTargetNeedsTheShaInput(t *testin
 
 func TestActionPublishCheckNameAndAnnotationsInputs(t *testing.T) {
 	f := githubtest.New(t)
-	f.On("GET", "/repos/octo/grader/actions/runs/4242/approvals", 1, githubtest.JSON(200, []any{githubtest.Review("approved", "alice", "publish")}))
+	f.On(
+		"GET",
+		"/repos/octo/grader/actions/runs/4242/approvals",
+		1,
+		githubtest.JSON(200, []any{githubtest.Review("approved", "alice", "publish")}),
+	)
 	cr := githubtest.NewCheckRuns("octo", "grader")
 	f.On("GET", cr.ListPath(strings.Repeat("a", 40)), 1, cr.List)
 	f.On("POST", cr.CreatePath(), 1, cr.Create)
 	var batch []byte
-	f.On("PATCH", cr.UpdatePath(1), 1, func(w http.ResponseWriter, r *http.Request, b []byte) { batch = b; cr.Update(w, r, b) })
+	f.On(
+		"PATCH",
+		cr.UpdatePath(1),
+		1,
+		func(w http.ResponseWriter, r *http.Request, b []byte) { batch = b; cr.Update(w, r, b) },
+	)
 	f.On("PATCH", cr.UpdatePath(1), 1, cr.Update)
 	dir := sealPubBundle(t, pubResults("demo", "", "a", "b", "c", "d"), nil)
 	inputs := map[string]string{"command": "publish", "bundle": dir, "publish": "true", "token": clitest.Token,
@@ -122,7 +149,8 @@ func TestActionPublishCheckNameAndAnnotationsInputs(t *testing.T) {
 		} `json:"output"`
 	}
 	json.Unmarshal(batch, &b)
-	if run.Name != "grading / nightly" || run.Annotations != 1 || len(b.Output.Annotations) != 1 || !strings.Contains(run.Text, "1 of 3 annotations are shown") {
+	if run.Name != "grading / nightly" || run.Annotations != 1 || len(b.Output.Annotations) != 1 ||
+		!strings.Contains(run.Text, "1 of 3 annotations are shown") {
 		t.Errorf("run %+v: want the check-name input and one annotation of three", run)
 	}
 }

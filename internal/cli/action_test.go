@@ -30,8 +30,12 @@ func TestActionVerifyFromEnvironmentAlone(t *testing.T) {
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
 			}
+			results := filepath.Join(dir, "results.json")
 			want := map[string]string{"resolved": "2", "unresolved": "1", "integrity-violation": "1", "error": "1",
-				"total": "5", "bundle": dir, "conclusion": "failure"}
+				"total": "5", "bundle": dir, "conclusion": "failure", "results-file": results, "regressed": "",
+				"improved": "", "json": `{"bundle":"` + dir + `","results_file":"` + results + `","total":5,` +
+					`"counts":{"error":1,"integrity_violation":1,"resolved":2,"unresolved":1},"conclusion":"failure",` +
+					`"comparison":null,"truncated":false}`}
 			if d := cmp.Diff(want, r.Outputs(t)); d != "" {
 				t.Errorf("outputs (-want +got):\n%s", d)
 			}
@@ -48,7 +52,12 @@ func TestActionVerifyFromEnvironmentAlone(t *testing.T) {
 func TestActionPublishFromEnvironmentAlone(t *testing.T) {
 	headSHA := strings.Repeat("9", 40)
 	f := githubtest.New(t)
-	f.On("GET", "/repos/octo/grader/actions/runs/4242/approvals", 1, githubtest.JSON(200, []any{githubtest.Review("approved", "alice", "publish")}))
+	f.On(
+		"GET",
+		"/repos/octo/grader/actions/runs/4242/approvals",
+		1,
+		githubtest.JSON(200, []any{githubtest.Review("approved", "alice", "publish")}),
+	)
 	cr := githubtest.NewCheckRuns("octo", "grader")
 	f.On("GET", cr.ListPath(headSHA), 1, cr.List)
 	var created []byte
@@ -86,14 +95,20 @@ func TestActionPublishFromEnvironmentAlone(t *testing.T) {
 	if got["conclusion"] != "failure" || got["check-run-url"] != "https://github.example.test/octo/grader/runs/1" {
 		t.Errorf("outputs %v: want conclusion failure and the check run's URL", got)
 	}
-	if run := cr.Runs()[0]; run.DetailsURL != "https://github.example.test/octo/grader/actions/runs/4242" || run.ExternalID != bundleDigest(t, dir) {
+	if run := cr.Runs()[0]; run.DetailsURL != "https://github.example.test/octo/grader/actions/runs/4242" ||
+		run.ExternalID != bundleDigest(t, dir) {
 		t.Errorf("run %+v: want the workflow run as details_url and the bundle digest as external_id", run)
 	}
 }
 
 func TestActionPublishWithoutApprovalIsDryRun(t *testing.T) {
 	f := githubtest.New(t)
-	f.On("GET", "/repos/octo/grader/actions/runs/4242/approvals", 1, githubtest.JSON(200, []any{githubtest.Review("approved", "alice", "staging")}))
+	f.On(
+		"GET",
+		"/repos/octo/grader/actions/runs/4242/approvals",
+		1,
+		githubtest.JSON(200, []any{githubtest.Review("approved", "alice", "staging")}),
+	)
 	dir := sealPubBundle(t, pubResults("demo", "", "a", "b"), nil)
 	r := clitest.NewRunner(t, Main, f.URL, map[string]string{"command": "publish", "bundle": dir, "publish": "true",
 		"token": clitest.Token, "approval-environment": "publish", "fail-on": "never"}, map[string]any{})

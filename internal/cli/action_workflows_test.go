@@ -65,13 +65,19 @@ func TestActionWorkflowsRunOnHostedRunners(t *testing.T) {
 					t.Errorf("job %s has no timeout-minutes", id)
 				}
 				for _, s := range j.Steps {
-					if strings.HasPrefix(s.Uses, "actions/upload-artifact@") && !strings.Contains(s.If, "!cancelled()") {
-						t.Errorf("job %s: upload %q does not run after a failed step (if: ${{ !cancelled() }})", id, s.Name)
+					if strings.HasPrefix(s.Uses, "actions/upload-artifact@") &&
+						!strings.Contains(s.If, "!cancelled()") {
+						t.Errorf(
+							"job %s: upload %q does not run after a failed step (if: ${{ !cancelled() }})",
+							id,
+							s.Name,
+						)
 					}
 					if strings.Contains(s.Run, "image build") && !strings.Contains(s.Run, "--mirror") {
 						t.Errorf("job %s: %q builds the verifier image without the Debian mirror", id, s.Name)
 					}
-					if strings.Contains(s.Run, "verify") && strings.Contains(s.Run, "--key") || s.Uses == "./" && s.With["command"] == "verify" && s.With["public-key"] != "" {
+					if strings.Contains(s.Run, "verify") && strings.Contains(s.Run, "--key") ||
+						s.Uses == "./" && s.With["command"] == "verify" && s.With["public-key"] != "" {
 						verified = true
 					}
 				}
@@ -89,7 +95,11 @@ func TestActionWorkflowsRunOnHostedRunners(t *testing.T) {
 func TestActionCommittedPublicKeyLoads(t *testing.T) {
 	r := &pubRun{env: map[string]string{}}
 	dir := sealPubBundle(t, pubResults("demo", "", "a"), nil)
-	err := cmdVerify(t.Context(), r.inv(), []string{dir, "--key", filepath.Join(repoRoot, ".github", "tender-signing.pub")})
+	err := cmdVerify(
+		t.Context(),
+		r.inv(),
+		[]string{dir, "--key", filepath.Join(repoRoot, ".github", "tender-signing.pub")},
+	)
 	// The bundle is unsigned: the key must load, and the verification refuse the bundle for
 	// the missing signature (exit 1), not for the key (exit 2).
 	if code := exitCode(t.Context(), err); code != exitFailure || !strings.Contains(err.Error(), "sign") {

@@ -132,6 +132,10 @@ func TestFlagsThatNameTheWrongThing(t *testing.T) {
 			[]string{"a bug in tender import"}},
 		{"import --name empty", append(imp, "--repo", "acme/calc="+clone, "--name", ""),
 			[]string{`--name "": give the suite a name`}, []string{"a bug in tender import"}},
+		{"import --ambiguous-ids unknown", append(imp, "--repo", "acme/calc="+clone, "--ambiguous-ids", "first"),
+			[]string{`--ambiguous-ids "first": write error`, "or all"}, []string{"tender.yaml"}},
+		{"import --apply unknown", append(imp, "--repo", "acme/calc="+clone, "--apply", "fuzz"),
+			[]string{`--apply "fuzz": write strict`, "or swebench"}, []string{"tender.yaml"}},
 	})
 }
 

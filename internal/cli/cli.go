@@ -101,6 +101,7 @@ func commands() []command {
 		{"grade", "grade every pair of a suite and write the evidence bundle", cmdGrade},
 		{"validate", "load and check a suite; with --run, check its instances in verifiers", cmdValidate},
 		{"import", "import SWE-bench instances and predictions as a suite", cmdImport},
+		{"env", "propose an environment spec from a repository's declared requirements (env infer)", cmdEnv},
 		{"image", "build the offline verifier image", cmdImage},
 		{"gc", "remove verifier containers and temporary directories left by dead runs", cmdGC},
 		{"keygen", "write an ed25519 key pair for signing bundles", cmdKeygen},
@@ -127,8 +128,15 @@ func Main(ctx context.Context, version string, args, environ []string, stdin io.
 
 // run is the whole program behind Main: it parses args and dispatches a command.
 func run(ctx context.Context, version string, args, environ []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	inv := &invocation{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: envLookup(environ), TTY: isTerminal(stdin, stdout),
-		Version: toolName(version), Environ: environ}
+	inv := &invocation{
+		Stdin:   stdin,
+		Stdout:  stdout,
+		Stderr:  stderr,
+		Getenv:  envLookup(environ),
+		TTY:     isTerminal(stdin, stdout),
+		Version: toolName(version),
+		Environ: environ,
+	}
 	if len(args) == 0 && inv.Getenv("GITHUB_ACTIONS") == "true" {
 		return runAction(ctx, inv)
 	}

@@ -24,7 +24,8 @@ import (
 )
 
 const gradeUsage = "grade SUITE [--out DIR] [--concurrency N] [--repo ID=PATH]... [--shard k/n [--durations BUNDLE]] " +
-	"[--reruns N] [--resume DIR] [--signing-key FILE] [--trust-local-execution]"
+	"[--reruns N] [--resume DIR] [--signing-key FILE] [--baseline BUNDLE [--baseline-key PUB]] [--engine URL]... " +
+	"[--trust-local-execution] [--mirror URL [--keyring FILE]] [--image-cache DIR]"
 
 // gradeFlags are the options of `tender grade`, also filled by the Action.
 type gradeFlags struct {
@@ -38,7 +39,10 @@ type gradeFlags struct {
 	resume      string
 	pinned      bool
 	reruns      int
-	outSet      bool // --out was given, not defaulted
+	engines     multiFlag
+	baseline    baselineFlags
+	outSet      bool       // --out was given, not defaulted
+	images      imageFlags // how missing verifier images are made
 }
 
 func cmdGrade(ctx context.Context, inv *invocation, args []string) error {
@@ -47,14 +51,35 @@ func cmdGrade(ctx context.Context, inv *invocation, args []string) error {
 	fs.StringVar(&f.out, "out", "tender-out", "output `directory`: the evidence bundle (must be new or empty)")
 	fs.IntVar(&f.concurrency, "concurrency", runtime.NumCPU(), "pairs graded at once (at least 1)")
 	fs.Var(&f.repos, "repo", "map a repository `ID=PATH` to a local clone (repeatable)")
-	fs.BoolVar(&f.trustLocal, "trust-local-execution", false, "run verifiers as local subprocesses: NOT isolated; trusted fixtures only")
+	fs.BoolVar(
+		&f.trustLocal,
+		"trust-local-execution",
+		false,
+		"run verifiers as local subprocesses: NOT isolated; trusted fixtures only",
+	)
 	fs.StringVar(&f.shard, "shard", "", "grade only shard `k/n` of the pairs")
 	fs.StringVar(&f.durations, "durations", "",
 		"with --shard: balance the shards by the pair durations recorded in `BUNDLE`, an earlier grade's bundle")
-	fs.StringVar(&f.signingKey, "signing-key", "", "ed25519 private key `file` to sign the bundle (or TENDER_SIGNING_KEY)")
+	fs.StringVar(
+		&f.signingKey,
+		"signing-key",
+		"",
+		"ed25519 private key `file` to sign the bundle (or TENDER_SIGNING_KEY)",
+	)
 	fs.StringVar(&f.resume, "resume", "", "continue an interrupted run in `DIR`, keeping its finished pairs")
-	fs.IntVar(&f.reruns, "reruns", 0, fmt.Sprintf("rerun a check whose required tests failed up to `N` more times (0-%d) to catch flaky tests", grader.MaxReruns))
+	fs.IntVar(
+		&f.reruns,
+		"reruns",
+		0,
+		fmt.Sprintf(
+			"rerun a check whose required tests failed up to `N` more times (0-%d) to catch flaky tests",
+			grader.MaxReruns,
+		),
+	)
+	fs.Var(&f.engines, "engine", engineFlagUsage)
 	fs.BoolVar(&f.pinned, "pinned", false, "for --repo clones, require HEAD to equal each pair's base commit")
+	f.baseline.register(fs)
+	f.images.register(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -73,6 +98,9 @@ func gradeSuite(ctx context.Context, inv *invocation, dir string, f gradeFlags) 
 	if f.reruns < 0 || f.reruns > grader.MaxReruns {
 		return usageError("--reruns %d: give 0 to %d (each rerun is a whole verifier run)", f.reruns, grader.MaxReruns)
 	}
+	if err := f.images.check(); err != nil {
+		return err
+	}
 	shard, err := parseShardFlag(f.shard)
 	if err != nil {
 		return err
@@ -82,6 +110,13 @@ func gradeSuite(ctx context.Context, inv *invocation, dir string, f gradeFlags) 
 		return err
 	}
 	key, err := signingKey(inv, f.signingKey)
+	if err != nil {
+		return err
+	}
+	if f.baseline.dir != "" && f.shard != "" {
+		return withCode(exitUsage, errBaselineShard)
+	}
+	base, err := f.baseline.load()
 	if err != nil {
 		return err
 	}
@@ -97,7 +132,8 @@ func gradeSuite(ctx context.Context, inv *invocation, dir string, f gradeFlags) 
 		return err
 	}
 	defer out.Close()
-	backend, err := openBackend(ctx, inv, f.trustLocal, s, shard.Select(s.Pairs))
+	backend, err := openBackend(ctx, inv, f.trustLocal, engineList(inv, f.engines), s, shard.Select(s.Pairs),
+		f.images)
 	if err != nil && ctx.Err() != nil {
 		return interruptedBeforeGrading(f, out.path)
 	}
@@ -106,7 +142,7 @@ func gradeSuite(ctx context.Context, inv *invocation, dir string, f gradeFlags) 
 	}
 	defer closeBackend(ctx, inv, backend)
 	runID := newRunID()
-	g := &gradeRun{inv: inv, suite: s, out: out, start: time.Now()}
+	g := &gradeRun{inv: inv, suite: s, out: out, start: time.Now(), baseline: base}
 	results, err := g.grade(ctx, grader.Options{
 		Backend: backend, Concurrency: f.concurrency, RunID: runID, Pinned: f.pinned, Shard: shard,
 		Skip: out.skip, LogDir: out.path, Getenv: inv.Getenv, Reruns: f.reruns,
@@ -220,13 +256,25 @@ func signingKey(inv *invocation, file string) (ed25519.PrivateKey, error) {
 // openBackend opens the verifier backend: Docker by default, the local one only when trusted.
 // With Docker, every image that pairs (the ones this run grades: a shard's) run in is ready, or
 // marked failed, on return; another shard's environments are not built.
-func openBackend(ctx context.Context, inv *invocation, trustLocal bool, s *suite.Suite,
-	pairs []*suite.Pair) (sandbox.Backend, error) {
+func openBackend(ctx context.Context, inv *invocation, trustLocal bool, engines []string, s *suite.Suite,
+	pairs []*suite.Pair, img imageFlags) (sandbox.Backend, error) {
+	if trustLocal && len(engines) > 0 {
+		return nil, usageError("--trust-local-execution runs no engine; drop --engine (or TENDER_ENGINES)")
+	}
 	sweepScratch(inv)
+	if len(engines) > 0 {
+		return openPool(ctx, inv, engines, s, pairs, img)
+	}
 	if trustLocal {
-		fmt.Fprintln(inv.Stderr, "tender: --trust-local-execution: verifiers run as local subprocesses. local backend: not isolated")
+		fmt.Fprintln(
+			inv.Stderr,
+			"tender: --trust-local-execution: verifiers run as local subprocesses. local backend: not isolated",
+		)
 		if len(s.UsedEnvironments(pairs)) > 0 {
-			fmt.Fprintln(inv.Stderr, "tender: local backend: the environments' images are not used (their python_path and setup are)")
+			fmt.Fprintln(
+				inv.Stderr,
+				"tender: local backend: the environments' images are not used (their python_path and setup are)",
+			)
 		}
 		return sandbox.NewLocal(true)
 	}
@@ -242,8 +290,9 @@ func openBackend(ctx context.Context, inv *invocation, trustLocal bool, s *suite
 	} else if len(removed) > 0 {
 		fmt.Fprintf(inv.Stderr, "tender: removed %d container(s) left by dead runs\n", len(removed))
 	}
+	d.ImageCache = img.cache
 	if needsSuiteImage(pairs) {
-		if _, err := d.EnsureImage(ctx, s.Verifier.Image, inv.Stderr); err != nil {
+		if _, err := ensureVerifierImage(ctx, d, s.Verifier.Image, img, inv.Stderr); err != nil {
 			d.Close(context.WithoutCancel(ctx))
 			if ctx.Err() != nil {
 				return nil, ctx.Err() // a signal, not the image
@@ -251,7 +300,7 @@ func openBackend(ctx context.Context, inv *invocation, trustLocal bool, s *suite
 			return nil, fmt.Errorf("verifier image %s: %w", s.Verifier.Image, err)
 		}
 	}
-	prepareEnvironments(ctx, inv.Stderr, d, s, s.UsedEnvironments(pairs), mirrorOptions{})
+	prepareEnvironments(ctx, inv.Stderr, d, s, s.UsedEnvironments(pairs), img.mirrorOptions)
 	if err := ctx.Err(); err != nil {
 		d.Close(context.WithoutCancel(ctx))
 		return nil, err

@@ -17,18 +17,31 @@ import (
 	"github.com/tender-grader/tender/report"
 )
 
-const importUsage = "import swebench --instances I.jsonl [--predictions P.jsonl] [--env SPEC.yaml] [--keep-going] --repo OWNER__NAME=PATH... --out DIR [--name NAME]"
+const importUsage = "import swebench --instances I.jsonl [--predictions P.jsonl] [--env SPEC.yaml] [--keep-going] " +
+	"[--ambiguous-ids error|all] [--apply strict|swebench] --repo OWNER__NAME=PATH... --out DIR [--name NAME]"
 
 func cmdImport(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlags(inv, "import", importUsage)
 	instances := fs.String("instances", "", "SWE-bench instances `file` (JSONL or a JSON array)")
 	predictions := fs.String("predictions", "", "predictions `file`; without it the reference patches are graded")
 	envFile := fs.String("env", "", "environment spec `file`: OWNER/NAME -> version -> environment (see the README)")
-	keepGoing := fs.Bool("keep-going", false, "skip the instances that cannot be imported (each is reported) instead of failing")
+	keepGoing := fs.Bool(
+		"keep-going",
+		false,
+		"skip the instances that cannot be imported (each is reported) instead of failing",
+	)
+	ambiguous := fs.String("ambiguous-ids", "", "the suite's `policy` for a cut test ID that names several tests: "+
+		"error (the default) or all (every test it names is required)")
+	apply := fs.String("apply", "", "the suite's apply `policy`: strict (git apply alone, the default) or swebench "+
+		"(SWE-bench's fallback chain)")
 	out := fs.String("out", "", "new suite `directory` to write")
 	name := fs.String("name", "swebench", "suite `name`")
 	var repoFlags multiFlag
-	fs.Var(&repoFlags, "repo", "local clone of a repository, `OWNER__NAME=PATH` (the suite's repository ID, as for grade; OWNER/NAME is accepted too) (repeatable)")
+	fs.Var(
+		&repoFlags,
+		"repo",
+		"local clone of a repository, `OWNER__NAME=PATH` (the suite's repository ID, as for grade; OWNER/NAME is accepted too) (repeatable)",
+	)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -39,6 +52,9 @@ func cmdImport(ctx context.Context, inv *invocation, args []string) error {
 	if !report.ValidID(*name) {
 		return usageError("--name %q: give the suite a name of 1-128 letters, digits, '.', '_' or '-', "+
 			"starting with a letter or digit", *name)
+	}
+	if err := checkImportPolicies(*ambiguous, *apply); err != nil {
+		return err
 	}
 	repos, err := parseRepoFlags(repoFlags)
 	if err != nil {
@@ -53,7 +69,7 @@ func cmdImport(ctx context.Context, inv *invocation, args []string) error {
 		return err
 	}
 	o := swebench.ImportOptions{Repos: repos, Out: *out, Name: *name, KeepGoing: *keepGoing, EnvFile: *envFile,
-		InstancesFile: *instances, PredictionsFile: *predictions,
+		InstancesFile: *instances, PredictionsFile: *predictions, AmbiguousIDs: *ambiguous, Apply: *apply,
 		Progress: func(msg string) { fmt.Fprintf(inv.Stderr, "import: %s\n", msg) }}
 	var closers []io.Closer
 	defer func() {
@@ -90,6 +106,19 @@ func cmdImport(ctx context.Context, inv *invocation, args []string) error {
 		return err
 	}
 	printImportSummary(inv.Stdout, *out, sum)
+	return nil
+}
+
+// checkImportPolicies refuses a policy the suite loader would refuse, before anything is read.
+func checkImportPolicies(ambiguous, apply string) error {
+	if !suite.ValidAmbiguousIDs(ambiguous) {
+		return usageError("--ambiguous-ids %q: write error (a cut test ID that names several tests leaves the pair "+
+			"without a verdict, the default) or all (every test it names is required)", ambiguous)
+	}
+	if !suite.ValidApply(apply) {
+		return usageError("--apply %q: write strict (git apply alone, the default) or swebench (SWE-bench's chain: "+
+			"git apply, then git apply --reject, then a fuzzed apply)", apply)
+	}
 	return nil
 }
 
@@ -133,6 +162,9 @@ func printImportSummary(w io.Writer, out string, sum swebench.ImportSummary) {
 		fmt.Fprintf(w, " in %d environment(s): %s", len(sum.Environments), strings.Join(sum.Environments, ", "))
 	}
 	fmt.Fprintln(w)
+	for _, note := range sum.Notes {
+		fmt.Fprintf(w, "note: %s\n", note)
+	}
 	for _, id := range sum.EmptyPatch {
 		fmt.Fprintf(w, "empty model patch: %s (recorded; it will not be run)\n", id)
 	}
@@ -140,6 +172,10 @@ func printImportSummary(w io.Writer, out string, sum swebench.ImportSummary) {
 		fmt.Fprintf(w, "no prediction: %s (recorded as incomplete, not a pair)\n", id)
 	}
 	if len(sum.Failed) > 0 {
-		fmt.Fprintf(w, "skipped: %d record(s) that cannot be imported (listed above; their instances are recorded as errors unless also imported)\n", len(sum.Failed))
+		fmt.Fprintf(
+			w,
+			"skipped: %d record(s) that cannot be imported (listed above; their instances are recorded as errors unless also imported)\n",
+			len(sum.Failed),
+		)
 	}
 }

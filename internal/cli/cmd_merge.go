@@ -13,11 +13,14 @@ import (
 
 // cmdMerge joins the bundles of `grade --shard k/n` jobs; report.PlanMerge holds the rules.
 func cmdMerge(ctx context.Context, inv *invocation, args []string) error {
-	fset := newFlags(inv, "merge", "merge --out DIR [--key PUB] [--signing-key FILE] BUNDLE...")
+	fset := newFlags(inv, "merge",
+		"merge --out DIR [--key PUB] [--signing-key FILE] [--baseline BUNDLE [--baseline-key PUB]] BUNDLE...")
 	out := fset.String("out", "", "output `directory` for the merged bundle (must be new or empty)")
 	keyFile := fset.String("key", "", "ed25519 public key `file`; when given, every shard's signature must verify")
 	signFile := fset.String("signing-key", "",
 		"ed25519 private key `file` to sign the merged bundle (or TENDER_SIGNING_KEY)")
+	var bf baselineFlags
+	bf.register(fset)
 	pos, err := parseFlags(fset, args)
 	if err != nil {
 		return err
@@ -26,6 +29,10 @@ func cmdMerge(ctx context.Context, inv *invocation, args []string) error {
 		return usageError("merge needs --out DIR and the shard bundles")
 	}
 	key, err := signingKey(inv, *signFile)
+	if err != nil {
+		return err
+	}
+	base, err := bf.load()
 	if err != nil {
 		return err
 	}
@@ -41,6 +48,7 @@ func cmdMerge(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
+	plan.Results.Comparison = base.compare(plan.Results)
 	if err := prepareMergeOut(*out); err != nil {
 		return err
 	}
@@ -53,6 +61,7 @@ func cmdMerge(ctx context.Context, inv *invocation, args []string) error {
 	}
 	fmt.Fprintf(inv.Stdout, "merged %d shards, %d pairs, into %s (%s)\n", plan.Shards(), len(plan.Results.Pairs), *out,
 		m.SignatureStatus())
+	printComparison(inv.Stdout, plan.Results.Comparison)
 	return nil
 }
 

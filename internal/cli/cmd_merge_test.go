@@ -75,13 +75,18 @@ func TestMergeRoundTrip(t *testing.T) {
 			t.Errorf("pair %s's log was not merged: %v", id, err)
 		}
 	}
-	names := map[string]bool{}
-	for _, s := range m.Subjects {
-		names[s.Name] = true
+	deps, subjects := map[string]bool{}, map[string]bool{}
+	for _, s := range m.Dependencies {
+		deps[s.Name] = true
+	}
+	for _, s := range m.Files {
+		subjects[s.Name] = true
 	}
 	for k := 1; k <= 3; k++ {
-		if !names[fmt.Sprintf("input:shard/%d/%s", k, bundle.EnvelopeName)] {
-			t.Errorf("the merged statement does not name shard %d's envelope; subjects: %v", k, m.Subjects)
+		name := fmt.Sprintf("shard/%d/%s", k, bundle.EnvelopeName)
+		if !deps[name] || subjects[name] {
+			t.Errorf("shard %d's envelope must be a resolved dependency of the merged statement and no subject; "+
+				"dependencies %v", k, m.Dependencies)
 		}
 	}
 }

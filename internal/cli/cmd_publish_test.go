@@ -110,8 +110,15 @@ func TestPublishWithoutFlagIsDryRun(t *testing.T) {
 	for _, s := range steps {
 		got = append(got, s.Method+" "+s.Path)
 	}
-	want := []string{"GET /repos/octo/grader/commits/" + strings.Repeat("a", 40) + "/check-runs?check_name=tender%3A+demo&filter=all&per_page=100",
-		"POST /repos/octo/grader/check-runs", "PATCH /repos/octo/grader/check-runs/{check_run_id}", "PATCH /repos/octo/grader/check-runs/{check_run_id}"}
+	want := []string{
+		"GET /repos/octo/grader/commits/" + strings.Repeat(
+			"a",
+			40,
+		) + "/check-runs?check_name=tender%3A+demo&filter=all&per_page=100",
+		"POST /repos/octo/grader/check-runs",
+		"PATCH /repos/octo/grader/check-runs/{check_run_id}",
+		"PATCH /repos/octo/grader/check-runs/{check_run_id}",
+	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("steps (-want +got):\n%s", d)
 	}
@@ -129,9 +136,24 @@ func TestPublishApprovalGate(t *testing.T) {
 		publish bool
 	}{
 		{"approval missing", "publish", githubtest.JSON(200, []any{}), false},
-		{"approval rejected", "publish", githubtest.JSON(200, []any{githubtest.Review("rejected", "bob", "publish")}), false},
-		{"approval for another environment", "publish", githubtest.JSON(200, []any{githubtest.Review("approved", "alice", "staging")}), false},
-		{"approvals unreadable", "publish", githubtest.JSON(403, map[string]any{"message": "Resource not accessible"}), false},
+		{
+			"approval rejected",
+			"publish",
+			githubtest.JSON(200, []any{githubtest.Review("rejected", "bob", "publish")}),
+			false,
+		},
+		{
+			"approval for another environment",
+			"publish",
+			githubtest.JSON(200, []any{githubtest.Review("approved", "alice", "staging")}),
+			false,
+		},
+		{
+			"approvals unreadable",
+			"publish",
+			githubtest.JSON(403, map[string]any{"message": "Resource not accessible"}),
+			false,
+		},
 		{"no environment configured", "", nil, false},
 		{"no token", "publish", nil, false},
 		{"approved", "publish", githubtest.JSON(200, []any{githubtest.Review("approved", "alice", "publish")}), true},
@@ -164,7 +186,9 @@ func TestPublishApprovalGate(t *testing.T) {
 			}
 			if !tc.publish {
 				if len(dryRunSteps(t, p.stdout.Bytes())) != 4 {
-					t.Error("the dry run does not list the look-up, the create, one annotation batch and the completion")
+					t.Error(
+						"the dry run does not list the look-up, the create, one annotation batch and the completion",
+					)
 				}
 			}
 			clitest.AssertNoToken(t, p.stdout.String(), p.stderr.String(), dir)
@@ -205,7 +229,11 @@ func TestPublishLocalConfirmation(t *testing.T) {
 			dir := sealPubBundle(t, pubResults("demo", "", "a", "b"), nil)
 			env := map[string]string{"GITHUB_API_URL": f.URL, "GITHUB_TOKEN": clitest.Token}
 			p := &pubRun{env: env, tty: tc.tty, stdin: tc.typed(bundleDigest(t, dir))}
-			err := cmdPublish(context.Background(), p.inv(), []string{dir, "--publish", "--repository", "octo/grader", "--sha", strings.Repeat("b", 40)})
+			err := cmdPublish(
+				context.Background(),
+				p.inv(),
+				[]string{dir, "--publish", "--repository", "octo/grader", "--sha", strings.Repeat("b", 40)},
+			)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -230,7 +258,11 @@ func TestPublishRefusesABundleThatDoesNotVerify(t *testing.T) {
 	}{
 		{"results edited after sealing", priv, func(dir string) {
 			b, _ := os.ReadFile(filepath.Join(dir, "results.json"))
-			os.WriteFile(filepath.Join(dir, "results.json"), bytes.Replace(b, []byte(`"unresolved"`), []byte(`"resolved"`), 1), 0o644)
+			os.WriteFile(
+				filepath.Join(dir, "results.json"),
+				bytes.Replace(b, []byte(`"unresolved"`), []byte(`"resolved"`), 1),
+				0o644,
+			)
 		}},
 		{"file added", priv, func(dir string) { os.WriteFile(filepath.Join(dir, "extra.md"), []byte("x"), 0o644) }},
 		{"log deleted", priv, func(dir string) { os.Remove(filepath.Join(dir, "pairs", "a", "target.log")) }},
@@ -243,7 +275,11 @@ func TestPublishRefusesABundleThatDoesNotVerify(t *testing.T) {
 			dir := sealPubBundle(t, pubResults("demo", "", "a", "b"), tc.key)
 			tc.tamper(dir)
 			p := &pubRun{env: clitest.ActionsEnv(f.URL)}
-			err := cmdPublish(context.Background(), p.inv(), []string{dir, "--publish", "--key", keyFile, "--approval-environment", "publish"})
+			err := cmdPublish(
+				context.Background(),
+				p.inv(),
+				[]string{dir, "--publish", "--key", keyFile, "--approval-environment", "publish"},
+			)
 			if err == nil || exitCode(context.Background(), err) != exitFailure {
 				t.Fatalf("error %v, want a verification failure (exit 1)", err)
 			}
@@ -271,9 +307,24 @@ func pubKeyPair(t *testing.T) (string, ed25519.PrivateKey) {
 
 func TestPublishFallsBackOn403InActions(t *testing.T) {
 	f := githubtest.New(t)
-	f.On("GET", "/repos/octo/grader/actions/runs/4242/approvals", 1, githubtest.JSON(200, []any{githubtest.Review("approved", "alice", "publish")}))
-	f.On("GET", "/repos/octo/grader/commits/"+strings.Repeat("a", 40)+"/check-runs", 1, githubtest.JSON(200, map[string]any{"total_count": 0, "check_runs": []any{}}))
-	f.On("POST", "/repos/octo/grader/check-runs", 1, githubtest.JSON(403, map[string]any{"message": "Resource not accessible by integration"}))
+	f.On(
+		"GET",
+		"/repos/octo/grader/actions/runs/4242/approvals",
+		1,
+		githubtest.JSON(200, []any{githubtest.Review("approved", "alice", "publish")}),
+	)
+	f.On(
+		"GET",
+		"/repos/octo/grader/commits/"+strings.Repeat("a", 40)+"/check-runs",
+		1,
+		githubtest.JSON(200, map[string]any{"total_count": 0, "check_runs": []any{}}),
+	)
+	f.On(
+		"POST",
+		"/repos/octo/grader/check-runs",
+		1,
+		githubtest.JSON(403, map[string]any{"message": "Resource not accessible by integration"}),
+	)
 	dir := sealPubBundle(t, pubResults("demo", "", "a", "b", "c"), nil)
 	env := clitest.ActionsEnv(f.URL)
 	env["GITHUB_STEP_SUMMARY"] = filepath.Join(t.TempDir(), "summary.md")
@@ -325,7 +376,12 @@ func TestPublishUsage(t *testing.T) {
 // --repository: the approval is still looked up on this run, in GITHUB_REPOSITORY.
 func TestPublishApprovalIsReadFromTheRunsRepository(t *testing.T) {
 	f := githubtest.New(t)
-	f.On("GET", "/repos/octo/grader/actions/runs/4242/approvals", 1, githubtest.JSON(200, []any{githubtest.Review("approved", "alice", "publish")}))
+	f.On(
+		"GET",
+		"/repos/octo/grader/actions/runs/4242/approvals",
+		1,
+		githubtest.JSON(200, []any{githubtest.Review("approved", "alice", "publish")}),
+	)
 	cr := githubtest.NewCheckRuns("elsewhere", "target")
 	f.On("GET", cr.ListPath(strings.Repeat("a", 40)), 1, cr.List)
 	f.On("POST", cr.CreatePath(), 1, cr.Create)
@@ -353,7 +409,8 @@ func TestPublishOnARerunAfterARejection(t *testing.T) {
 	if err := cmdPublish(context.Background(), p.inv(), []string{dir, "--publish", "--approval-environment", "publish"}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(p.stderr.String(), "dry run") || !strings.Contains(p.stderr.String(), "attempt 2 of run 4242") {
+	if !strings.Contains(p.stderr.String(), "dry run") ||
+		!strings.Contains(p.stderr.String(), "attempt 2 of run 4242") {
 		t.Errorf("stderr does not say it is a dry run because of the re-run's history:\n%s", p.stderr.String())
 	}
 	t.Logf("%s", strings.SplitN(p.stderr.String(), "\n", 2)[0])
@@ -364,13 +421,28 @@ func TestPublishOnARerunAfterARejection(t *testing.T) {
 func TestPublishLocallyWithAPersonalToken(t *testing.T) {
 	f := githubtest.New(t)
 	sha := strings.Repeat("b", 40)
-	f.On("GET", "/repos/octo/grader/commits/"+sha+"/check-runs", 1, githubtest.JSON(200, map[string]any{"total_count": 0, "check_runs": []any{}}))
-	f.On("POST", "/repos/octo/grader/check-runs", 1, githubtest.JSON(403, map[string]any{"message": "You must authenticate via a GitHub App."}))
+	f.On(
+		"GET",
+		"/repos/octo/grader/commits/"+sha+"/check-runs",
+		1,
+		githubtest.JSON(200, map[string]any{"total_count": 0, "check_runs": []any{}}),
+	)
+	f.On(
+		"POST",
+		"/repos/octo/grader/check-runs",
+		1,
+		githubtest.JSON(403, map[string]any{"message": "You must authenticate via a GitHub App."}),
+	)
 	dir := sealPubBundle(t, pubResults("demo", "", "a"), nil)
 	p := &pubRun{env: map[string]string{"GITHUB_API_URL": f.URL, "GITHUB_TOKEN": clitest.Token}, tty: true,
 		stdin: bundleDigest(t, dir)[:12] + "\n"}
-	err := cmdPublish(context.Background(), p.inv(), []string{dir, "--publish", "--repository", "octo/grader", "--sha", sha})
-	if exitCode(context.Background(), err) != exitFailure || !strings.Contains(err.Error(), "GitHub App installation token") {
+	err := cmdPublish(
+		context.Background(),
+		p.inv(),
+		[]string{dir, "--publish", "--repository", "octo/grader", "--sha", sha},
+	)
+	if exitCode(context.Background(), err) != exitFailure ||
+		!strings.Contains(err.Error(), "GitHub App installation token") {
 		t.Fatalf("error %v: want exit 1 naming the GitHub App installation token", err)
 	}
 	clitest.AssertNoToken(t, p.stdout.String(), p.stderr.String(), dir)
@@ -382,7 +454,12 @@ func TestPublishLocallyWithAPersonalToken(t *testing.T) {
 func TestPublishTwiceUpdatesOneRun(t *testing.T) {
 	f := githubtest.New(t)
 	for range 2 {
-		f.On("GET", "/repos/octo/grader/actions/runs/4242/approvals", 1, githubtest.JSON(200, []any{githubtest.Review("approved", "alice", "publish")}))
+		f.On(
+			"GET",
+			"/repos/octo/grader/actions/runs/4242/approvals",
+			1,
+			githubtest.JSON(200, []any{githubtest.Review("approved", "alice", "publish")}),
+		)
 	}
 	cr := githubtest.NewCheckRuns("octo", "grader")
 	f.On("GET", cr.ListPath(strings.Repeat("a", 40)), 2, cr.List)

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"maps"
 	"os"
@@ -16,16 +17,31 @@ import (
 	"github.com/tender-grader/tender/report"
 )
 
-const validateUsage = "validate SUITE [--repo ID=PATH]... [--run [--out DIR] [--repeat N] [--trust-local-execution]]"
+const validateUsage = "validate SUITE [--repo ID=PATH]... [--run [--out DIR] [--repeat N] [--concurrency N] [--engine URL]... [--trust-local-execution]]"
 
 func cmdValidate(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlags(inv, "validate", validateUsage)
 	var repoFlags multiFlag
 	fs.Var(&repoFlags, "repo", "map a repository `ID=PATH` to a local clone (repeatable)")
-	runInstances := fs.Bool("run", false, "also check every instance in verifiers: its tests are collected, fail_to_pass fails on the base, all pass with the reference patch")
-	trustLocal := fs.Bool("trust-local-execution", false, "with --run: run verifiers as local subprocesses (NOT isolated)")
+	runInstances := fs.Bool(
+		"run",
+		false,
+		"also check every instance in verifiers: its tests are collected, fail_to_pass fails on the base, all pass with the reference patch",
+	)
+	trustLocal := fs.Bool(
+		"trust-local-execution",
+		false,
+		"with --run: run verifiers as local subprocesses (NOT isolated)",
+	)
 	out := fs.String("out", "", "with --run: a new `DIR` for the logs of every run and validation.json")
-	repeat := fs.Int("repeat", 1, "with --run: run the reference patch `N` times and flag instances whose outcome differs")
+	var engines multiFlag
+	fs.Var(&engines, "engine", "with --run: "+engineFlagUsage)
+	repeat := fs.Int(
+		"repeat",
+		1,
+		"with --run: run the reference patch `N` times and flag instances whose outcome differs",
+	)
+	concurrency := fs.Int("concurrency", runtime.NumCPU(), "with --run: instances checked at once (at least 1)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -36,8 +52,15 @@ func cmdValidate(ctx context.Context, inv *invocation, args []string) error {
 	if *repeat < 1 || *repeat > 100 {
 		return usageError("--repeat %d is out of range; give a number of runs from 1 to 100", *repeat)
 	}
-	if !*runInstances && (*out != "" || *repeat != 1) {
-		return usageError("--out and --repeat need --run")
+	if *concurrency < 1 {
+		return usageError("--concurrency %d: give at least 1", *concurrency)
+	}
+	runOnly := false // a flag that means something with --run alone was given
+	fs.Visit(func(fl *flag.Flag) {
+		runOnly = runOnly || slices.Contains([]string{"out", "repeat", "concurrency", "engine"}, fl.Name)
+	})
+	if !*runInstances && runOnly {
+		return usageError("--out, --repeat, --concurrency and --engine need --run")
 	}
 	repos, err := parseRepoFlags(repoFlags)
 	if err != nil {
@@ -53,7 +76,7 @@ func cmdValidate(ctx context.Context, inv *invocation, args []string) error {
 	if !*runInstances {
 		return nil
 	}
-	return validateRun(ctx, inv, s, *trustLocal, *out, *repeat)
+	return validateRun(ctx, inv, s, *trustLocal, engineList(inv, engines), *out, *repeat, *concurrency)
 }
 
 // printSuspectIDs names, per pair, the test IDs that look cut at a space: each is resolved
@@ -61,13 +84,25 @@ func cmdValidate(ctx context.Context, inv *invocation, args []string) error {
 func printSuspectIDs(inv *invocation, s *suite.Suite) {
 	for _, p := range s.Pairs {
 		if ids := p.SuspectIDs(); len(ids) > 0 && s.VerifierFor(p).Runner == suite.RunnerPytest {
-			fmt.Fprintf(inv.Stdout, "%s\n", capText(fmt.Sprintf("truncated %s: %d test ID(s) look cut at a space and are resolved against the base collection: %q", p.ID, len(ids), ids), 300))
+			fmt.Fprintf(
+				inv.Stdout,
+				"%s\n",
+				capText(
+					fmt.Sprintf(
+						"truncated %s: %d test ID(s) look cut at a space and are resolved against the base collection: %q",
+						p.ID,
+						len(ids),
+						ids,
+					),
+					300,
+				),
+			)
 		}
 	}
 }
 
-func validateRun(ctx context.Context, inv *invocation, s *suite.Suite, trustLocal bool, outPath string,
-	repeat int) error {
+func validateRun(ctx context.Context, inv *invocation, s *suite.Suite, trustLocal bool, engines []string,
+	outPath string, repeat, concurrency int) error {
 	var out *outDir
 	if outPath != "" {
 		var err error
@@ -76,23 +111,30 @@ func validateRun(ctx context.Context, inv *invocation, s *suite.Suite, trustLoca
 		}
 		defer out.Close()
 	}
-	backend, err := openBackend(ctx, inv, trustLocal, s, s.Pairs)
+	backend, err := openBackend(ctx, inv, trustLocal, engines, s, s.Pairs, imageFlags{})
 	if err != nil {
 		return err
 	}
 	defer closeBackend(ctx, inv, backend)
-	opts := grader.Options{Backend: backend, Concurrency: runtime.NumCPU(), RunID: newRunID(), Getenv: inv.Getenv}
+	opts := grader.Options{Backend: backend, Concurrency: concurrency, RunID: newRunID(), Getenv: inv.Getenv}
 	if out != nil {
 		opts.LogDir = out.path
 	}
 	start := time.Now()
 	prog := &gradeRun{inv: inv, start: start}
-	fmt.Fprintf(inv.Stderr, "tender: validating the instances of %s with the %s backend, %d at a time, the reference patch %d time(s)\n", s.Name, backend.Name(), opts.Concurrency, repeat)
+	fmt.Fprintf(
+		inv.Stderr,
+		"tender: validating the instances of %s with the %s backend, %d at a time, the reference patch %d time(s)\n",
+		s.Name,
+		backend.Name(),
+		opts.Concurrency,
+		repeat,
+	)
 	reports, err := grader.ValidateInstances(ctx, s, opts, grader.ValidateOptions{Repeat: repeat,
 		Progress: func(done, total int, r grader.InstanceReport) {
-			v := report.Verdict("sound")
+			v := report.Verdict(wordSound)
 			if !r.OK {
-				v = "BROKEN"
+				v = wordBroken
 			}
 			prog.progress(done, total, report.PairResult{ID: r.ID, Verdict: v, DurationMillis: r.Millis})
 		}})
@@ -109,19 +151,34 @@ func validateRun(ctx context.Context, inv *invocation, s *suite.Suite, trustLoca
 	if broken > 0 {
 		return withCode(exitFailure, fmt.Errorf("%d of %d instance(s) are broken", broken, len(reports)))
 	}
-	fmt.Fprintf(inv.Stdout, "all %d instance(s) are sound\n", len(reports))
+	fmt.Fprintf(inv.Stdout, "all %d instance(s) are %s\n", len(reports), wordSound)
 	return nil
 }
+
+// The words for an instance, in progress and result lines alike (validation.json keeps "ok").
+const (
+	wordSound  = "sound"
+	wordBroken = "BROKEN"
+)
 
 // printInstances prints one short line per instance; a broken one with its first cause.
 func printInstances(inv *invocation, reports []grader.InstanceReport, out *outDir) int {
 	broken := 0
 	for _, r := range reports {
 		for _, from := range slices.Sorted(maps.Keys(r.Resolved)) {
-			fmt.Fprintf(inv.Stdout, "%s\n", capText(fmt.Sprintf("resolved %s: %q is %q", r.ID, from, r.Resolved[from]), 300))
+			fmt.Fprintf(
+				inv.Stdout,
+				"%s\n",
+				capText(fmt.Sprintf("resolved %s: %q is %q", r.ID, from, r.Resolved[from]), 300),
+			)
+		}
+		for _, from := range slices.Sorted(maps.Keys(r.StandIns)) {
+			line := fmt.Sprintf("resolved %s: %q stands for %d tests (ambiguous_ids: all)", r.ID, from,
+				len(r.StandIns[from]))
+			fmt.Fprintf(inv.Stdout, "%s\n", capText(line, 300))
 		}
 		if r.OK {
-			fmt.Fprintf(inv.Stdout, "ok      %s\n", r.ID)
+			fmt.Fprintf(inv.Stdout, "%-8s%s\n", wordSound, r.ID)
 			continue
 		}
 		broken++
@@ -131,7 +188,7 @@ func printInstances(inv *invocation, reports []grader.InstanceReport, out *outDi
 		} else if n > 0 {
 			more = fmt.Sprintf(" (and %d more; --out DIR keeps them all)", n)
 		}
-		fmt.Fprintf(inv.Stdout, "BROKEN  %s: %s%s\n", r.ID, r.Cause(), more)
+		fmt.Fprintf(inv.Stdout, "%-8s%s: %s%s\n", wordBroken, r.ID, r.Cause(), more)
 	}
 	return broken
 }

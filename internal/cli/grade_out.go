@@ -30,7 +30,9 @@ func openOut(inv *invocation, f gradeFlags, s *suite.Suite, shard grader.Shard) 
 		return newOut(f.out)
 	}
 	if f.outSet {
-		return nil, usageError("--out and --resume are both given; --resume DIR writes the bundle in DIR, so drop --out")
+		return nil, usageError(
+			"--out and --resume are both given; --resume DIR writes the bundle in DIR, so drop --out",
+		)
 	}
 	return resumeOut(inv, f.resume, s, shard)
 }
@@ -55,7 +57,11 @@ func newOut(dir string) (*outDir, error) {
 		if err != nil {
 			return nil, usageError("--out %s: cannot read the directory (%s)", dir, pathErrText(err))
 		}
-		return nil, usageError("--out %s is not empty; choose a new directory, or continue it with --resume %s", dir, dir)
+		return nil, usageError(
+			"--out %s is not empty; choose a new directory, or continue it with --resume %s",
+			dir,
+			dir,
+		)
 	}
 	return &outDir{path: dir, lock: lock}, nil
 }
@@ -67,7 +73,11 @@ func lockOut(flag, dir string) (*report.DirLock, error) {
 		return nil, usageError("%s %s: %s; give the directory of a bundle", flag, dir, pathErrText(err))
 	}
 	if pseudoFS(st.Type) {
-		return nil, usageError("%s %s is on a kernel file system (/proc, /sys, ...); choose a directory on a disk", flag, dir)
+		return nil, usageError(
+			"%s %s is on a kernel file system (/proc, /sys, ...); choose a directory on a disk",
+			flag,
+			dir,
+		)
 	}
 	if err := checkWritable(flag, dir); err != nil {
 		return nil, err // a read-only mount: nothing could be recorded there
@@ -75,7 +85,11 @@ func lockOut(flag, dir string) (*report.DirLock, error) {
 	lock, err := report.LockDir(dir)
 	switch {
 	case errors.Is(err, report.ErrLocked):
-		return nil, usageError("%s %s: another tender process is writing to it; wait for it, or choose another directory", flag, dir)
+		return nil, usageError(
+			"%s %s: another tender process is writing to it; wait for it, or choose another directory",
+			flag,
+			dir,
+		)
 	case err != nil:
 		return nil, usageError("%s %s: %s; give the directory of a bundle", flag, dir, pathErrText(err))
 	}
@@ -104,7 +118,12 @@ func pathErrText(err error) string {
 // suite wrote: the wrong SUITE given to --resume must not cost a finished bundle.
 func sameSuite(dir string, s *suite.Suite, recs []report.PairResult) error {
 	if res, err := report.ReadResultsJSON(dir); err == nil && res.Suite != s.Name {
-		return usageError("--resume %s holds a bundle of suite %s, not %s; give the suite it graded", dir, res.Suite, s.Name)
+		return usageError(
+			"--resume %s holds a bundle of suite %s, not %s; give the suite it graded",
+			dir,
+			res.Suite,
+			s.Name,
+		)
 	}
 	ids := map[string]bool{}
 	for _, p := range s.Pairs {
@@ -116,7 +135,12 @@ func sameSuite(dir string, s *suite.Suite, recs []report.PairResult) error {
 		}
 	}
 	if len(recs) > 0 {
-		return usageError("--resume %s: none of its %d record(s) is a pair of suite %s; give the suite it graded", dir, len(recs), s.Name)
+		return usageError(
+			"--resume %s: none of its %d record(s) is a pair of suite %s; give the suite it graded",
+			dir,
+			len(recs),
+			s.Name,
+		)
 	}
 	return nil
 }
@@ -161,7 +185,12 @@ func keepForResume(inv *invocation, dir string, s *suite.Suite, shard grader.Sha
 	}
 	if dropped = append(append(bad, dropped...), missing...); len(dropped) > 0 {
 		shown := dropped[:min(3, len(dropped))]
-		fmt.Fprintf(inv.Stderr, "tender: --resume: %d record(s) set aside (their pairs are graded again): %s", len(dropped), strings.Join(shown, "; "))
+		fmt.Fprintf(
+			inv.Stderr,
+			"tender: --resume: %d record(s) set aside (their pairs are graded again): %s",
+			len(dropped),
+			strings.Join(shown, "; "),
+		)
 		if len(dropped) > len(shown) {
 			fmt.Fprintf(inv.Stderr, "; and %d more", len(dropped)-len(shown))
 		}

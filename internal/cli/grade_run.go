@@ -29,6 +29,8 @@ type gradeRun struct {
 	out   *outDir
 	start time.Time
 	w     *report.ResultsWriter
+	// baseline is the bundle the results are compared with (--baseline); nil for none.
+	baseline *baseline
 
 	mu      sync.Mutex
 	lastLen int
@@ -55,10 +57,23 @@ func (g *gradeRun) grade(ctx context.Context, opts grader.Options) ([]report.Pai
 	total := len(opts.Shard.Select(g.suite.Pairs))
 	if total == 0 {
 		// An empty shard is a whole bundle: merge needs one from every shard.
-		fmt.Fprintf(g.inv.Stderr, "tender: shard %s selects none of the %d pair(s) of %s; writing an empty bundle\n", opts.Shard, len(g.suite.Pairs), g.suite.Name)
+		fmt.Fprintf(
+			g.inv.Stderr,
+			"tender: shard %s selects none of the %d pair(s) of %s; writing an empty bundle\n",
+			opts.Shard,
+			len(g.suite.Pairs),
+			g.suite.Name,
+		)
 		return []report.PairResult{}, nil
 	}
-	fmt.Fprintf(g.inv.Stderr, "tender: grading %d pair(s) of %s with the %s backend, %d at a time\n", total, g.suite.Name, opts.Backend.Name(), opts.Concurrency)
+	fmt.Fprintf(
+		g.inv.Stderr,
+		"tender: grading %d pair(s) of %s with the %s backend, %d at a time\n",
+		total,
+		g.suite.Name,
+		opts.Backend.Name(),
+		opts.Concurrency,
+	)
 	results, err := grader.Grade(ctx, g.suite, opts)
 	g.endProgress()
 	if err == nil {
@@ -83,15 +98,38 @@ func (g *gradeRun) resumeHint(ctx context.Context, err error) {
 	dir := g.out.path
 	switch {
 	case ctx.Err() != nil:
-		fmt.Fprintf(g.inv.Stderr, "tender: interrupted; finished pairs are in %s/%s; continue with --resume %s\n", dir, report.ResultsJSONL, dir)
+		fmt.Fprintf(
+			g.inv.Stderr,
+			"tender: interrupted; finished pairs are in %s/%s; continue with --resume %s\n",
+			dir,
+			report.ResultsJSONL,
+			dir,
+		)
 	case g.kept.Load() == 0:
 		// Nothing was recorded: there is nothing to resume, and err says what failed.
 	case errors.Is(err, report.ErrOutGone):
-		fmt.Fprintf(g.inv.Stderr, "tender: %s was removed or replaced while the run wrote to it; no bundle was sealed; grade again into a new --out\n", dir)
+		fmt.Fprintf(
+			g.inv.Stderr,
+			"tender: %s was removed or replaced while the run wrote to it; no bundle was sealed; grade again into a new --out\n",
+			dir,
+		)
 	case errors.Is(err, syscall.ENOSPC):
-		fmt.Fprintf(g.inv.Stderr, "tender: the disk of %s is full; the pairs recorded so far are in %s/%s; free some space, then continue with --resume %s\n", dir, dir, report.ResultsJSONL, dir)
+		fmt.Fprintf(
+			g.inv.Stderr,
+			"tender: the disk of %s is full; the pairs recorded so far are in %s/%s; free some space, then continue with --resume %s\n",
+			dir,
+			dir,
+			report.ResultsJSONL,
+			dir,
+		)
 	default:
-		fmt.Fprintf(g.inv.Stderr, "tender: the run stopped; the pairs recorded so far are in %s/%s; continue with --resume %s\n", dir, report.ResultsJSONL, dir)
+		fmt.Fprintf(
+			g.inv.Stderr,
+			"tender: the run stopped; the pairs recorded so far are in %s/%s; continue with --resume %s\n",
+			dir,
+			report.ResultsJSONL,
+			dir,
+		)
 	}
 }
 
@@ -102,7 +140,15 @@ func (g *gradeRun) progress(done, total int, r report.PairResult) {
 	defer g.mu.Unlock()
 	elapsed := time.Since(g.start)
 	left := time.Duration(float64(elapsed) / float64(done) * float64(total-done)).Round(time.Second)
-	line := fmt.Sprintf("[%d/%d] %s: %s (%s)  · about %s left", done, total, r.ID, r.Verdict, time.Duration(r.DurationMillis)*time.Millisecond, left)
+	line := fmt.Sprintf(
+		"[%d/%d] %s: %s (%s)  · about %s left",
+		done,
+		total,
+		r.ID,
+		r.Verdict,
+		time.Duration(r.DurationMillis)*time.Millisecond,
+		left,
+	)
 	if g.inv.Getenv("GITHUB_ACTIONS") == "true" {
 		actionsGroup(g.inv.Stdout, line, r)
 		return
@@ -127,7 +173,13 @@ func (g *gradeRun) rerunning(pair, check, what string, n, of int) {
 	defer g.mu.Unlock()
 	line := fmt.Sprintf("tender: %s: %s check failed; rerun %d of at most %d", pair, check, n, of)
 	if what == "base" {
-		line = fmt.Sprintf("tender: %s: %s check: flaky tests; base-commit run %d of at most %d (flaky: excluded)", pair, check, n, of)
+		line = fmt.Sprintf(
+			"tender: %s: %s check: flaky tests; base-commit run %d of at most %d (flaky: excluded)",
+			pair,
+			check,
+			n,
+			of,
+		)
 	}
 	if g.inv.TTY && g.lastLen > 0 {
 		line = "\r" + line + strings.Repeat(" ", max(g.lastLen-len(line), 0))
@@ -143,7 +195,16 @@ func actionsGroup(w io.Writer, line string, r report.PairResult) {
 	fmt.Fprintf(w, "::group::%s\n", line)
 	fmt.Fprintf(w, "reasons: %s\n", reasonCodes(r.Reasons))
 	for _, c := range r.Checks {
-		fmt.Fprintf(w, "check %s: passed=%v exit=%d wall=%dms isolated=%v log=%s\n", c.Name, c.Passed, c.ExitCode, c.Resources.WallMillis, c.Isolated, c.LogFile)
+		fmt.Fprintf(
+			w,
+			"check %s: passed=%v exit=%d wall=%dms isolated=%v log=%s\n",
+			c.Name,
+			c.Passed,
+			c.ExitCode,
+			c.Resources.WallMillis,
+			c.Isolated,
+			c.LogFile,
+		)
 	}
 	fmt.Fprintln(w, "::endgroup::")
 }
@@ -155,7 +216,12 @@ func (g *gradeRun) endProgress() {
 }
 
 // finish writes every output, seals the bundle, prints the table, and decides the exit code.
-func (g *gradeRun) finish(results []report.PairResult, backend sandbox.Backend, shard grader.Shard, key ed25519.PrivateKey) error {
+func (g *gradeRun) finish(
+	results []report.PairResult,
+	backend sandbox.Backend,
+	shard grader.Shard,
+	key ed25519.PrivateKey,
+) error {
 	res := report.Results{
 		Schema: report.SchemaVersion, Tool: g.inv.Version, Suite: g.suite.Name, SuiteVersion: g.suite.Version,
 		SuiteDigest: g.suite.Digest, Shard: shard.String(), Backend: backend.Name(),
@@ -167,6 +233,16 @@ func (g *gradeRun) finish(results []report.PairResult, backend sandbox.Backend, 
 	}
 	tally := report.Count(results)
 	res.Counts = tally.Verdicts
+	for _, env := range g.suite.BuildOrder(g.suite.UsedEnvironments(shard.Select(g.suite.Pairs))) {
+		if env.NetworkRecord == nil {
+			continue
+		}
+		if err := report.WriteBuildNetwork(g.out.path, env.Name, env.NetworkRecord); err != nil {
+			g.resumeHint(context.Background(), err)
+			return err
+		}
+	}
+	res.Comparison = g.baseline.compare(res)
 	if err := report.WriteOutputs(g.out.path, res, swebench.Outputs()); err != nil {
 		g.resumeHint(context.Background(), err)
 		return err
@@ -181,6 +257,7 @@ func (g *gradeRun) finish(results []report.PairResult, backend sandbox.Backend, 
 	}
 	printTable(g.inv.Stdout, results)
 	fmt.Fprintf(g.inv.Stdout, "\nbundle: %s (%s)\n", g.out.path, m.SignatureStatus())
+	printComparison(g.inv.Stdout, res.Comparison)
 	var missed []string
 	for _, r := range tally.Missed {
 		missed = append(missed, fmt.Sprintf("%s (expected %s, got %s)", r.ID, r.Expect, r.Verdict))
@@ -194,7 +271,11 @@ func (g *gradeRun) finish(results []report.PairResult, backend sandbox.Backend, 
 // inputs lists every input of the run for the bundle manifest.
 func (g *gradeRun) inputs(backend sandbox.Backend, shard grader.Shard, results []report.PairResult) bundle.Inputs {
 	in := bundle.Inputs{Files: map[string]string{}, Tool: g.inv.Version, Images: map[string]string{},
-		Options: map[string]string{"backend": backend.Name(), "shard": shard.String(), "runner": g.suite.Verifier.Runner}}
+		Options: map[string]string{
+			"backend": backend.Name(),
+			"shard":   shard.String(),
+			"runner":  g.suite.Verifier.Runner,
+		}}
 	if plan := shard.Plan(); plan != nil {
 		in.Options["shard_plan"] = plan.Digest
 	}
@@ -227,7 +308,15 @@ func printTable(w io.Writer, results []report.PairResult) {
 				expect = "MISMATCH (" + string(r.Expect) + ")"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Verdict, expect, reasonCodes(r.Reasons), (time.Duration(r.DurationMillis) * time.Millisecond).Round(100*time.Millisecond))
+		fmt.Fprintf(
+			tw,
+			"%s\t%s\t%s\t%s\t%s\n",
+			r.ID,
+			r.Verdict,
+			expect,
+			reasonCodes(r.Reasons),
+			(time.Duration(r.DurationMillis) * time.Millisecond).Round(100*time.Millisecond),
+		)
 	}
 	tw.Flush()
 }

@@ -38,7 +38,9 @@ func TestImportRefusesHostileInputs(t *testing.T) {
 		{"repo is not a repository", []string{"--instances", good, "--repo", "a/b=" + notRepo}, "--repo a__b=" + notRepo + ": not a git repository"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"import", "swebench", "--out", filepath.Join(work, "out"+string(rune('a'+i)))}, tc.args...)
+			args := append(
+				[]string{"import", "swebench", "--out", filepath.Join(work, "out"+string(rune('a'+i)))},
+				tc.args...)
 			_, stderr, code := runTender(t, args...)
 			lines := errorLines(stderr)
 			if code != exitUsage || len(lines) != 1 || !strings.Contains(stderr, tc.want) {

@@ -35,7 +35,12 @@ func TestImportKeepGoing(t *testing.T) {
 	clitest.WriteJSONL(t, insts, []map[string]any{
 		importInstance(t, "acme__calc-1", clitest.DemoBase, "0.3"),
 		importInstance(t, "acme__calc-2", missing, "0.3"),
-		{"instance_id": "acme__calc-3", "repo": "acme/calc", "base_commit": clitest.DemoBase, "FAIL_TO_PASS": "not a list"},
+		{
+			"instance_id":  "acme__calc-3",
+			"repo":         "acme/calc",
+			"base_commit":  clitest.DemoBase,
+			"FAIL_TO_PASS": "not a list",
+		},
 		importInstance(t, "acme__calc-4", clitest.DemoBase, "0.3"),
 		importInstance(t, "acme__calc-1", clitest.DemoBase, "0.3"),
 	})
@@ -46,7 +51,18 @@ func TestImportKeepGoing(t *testing.T) {
 		{"instance_id": "acme__calc-3", "model_patch": "", "model_name_or_path": "model-x"},
 	})
 	out := filepath.Join(work, "suites", "s")
-	args := []string{"import", "swebench", "--instances", insts, "--predictions", preds, "--repo", "acme__calc=" + clone, "--out", out}
+	args := []string{
+		"import",
+		"swebench",
+		"--instances",
+		insts,
+		"--predictions",
+		preds,
+		"--repo",
+		"acme__calc=" + clone,
+		"--out",
+		out,
+	}
 
 	_, stderr, code := runTender(t, args...)
 	lines := errorLines(stderr)
@@ -89,8 +105,12 @@ func TestImportKeepGoing(t *testing.T) {
 		!slices.Equal(s.Import.SWEBench.NotImported, []string{"acme__calc-2", "acme__calc-3"}) {
 		t.Errorf("suite records model %q and %+v", s.Import.Model, s.Import.SWEBench)
 	}
-	if !slices.Contains(s.RestoredPaths, "calc/data.json") || !s.Restored.Match("calc/data.json") || s.Restored.Match("calc/formatting.py") {
-		t.Errorf("restored_paths %v: want the test patch's calc/data.json added to the defaults, and no source file", s.RestoredPaths)
+	if !slices.Contains(s.RestoredPaths, "calc/data.json") || !s.Restored.Match("calc/data.json") ||
+		s.Restored.Match("calc/formatting.py") {
+		t.Errorf(
+			"restored_paths %v: want the test patch's calc/data.json added to the defaults, and no source file",
+			s.RestoredPaths,
+		)
 	}
 	if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 1 {
 		t.Errorf("want only the suite beside it, got %v", entries)
@@ -139,7 +159,12 @@ func TestImportEnvSpec(t *testing.T) {
 	for _, p := range s.Pairs {
 		byID[p.ID] = p
 	}
-	wantEnv := map[string]string{"acme__calc-1": "acme__calc-0.3", "acme__calc-2": "acme__calc-0.4", "acme__calc-3": "acme__calc-any", "acme__calc-4": "acme__calc-any"}
+	wantEnv := map[string]string{
+		"acme__calc-1": "acme__calc-0.3",
+		"acme__calc-2": "acme__calc-0.4",
+		"acme__calc-3": "acme__calc-any",
+		"acme__calc-4": "acme__calc-any",
+	}
 	for id, env := range wantEnv {
 		if p := byID[id]; p == nil || p.Environment != env {
 			t.Errorf("%s: environment %v, want %s", id, p, env)
@@ -175,7 +200,17 @@ func TestImportEnvSpecRefused(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := filepath.Join(work, "spec"+string(rune('a'+i))+".yaml")
 			clitest.Must(t, os.WriteFile(spec, []byte(tc.spec), 0o644))
-			_, stderr, code := runTender(t, "import", "swebench", "--instances", insts, "--env", spec, "--out", filepath.Join(work, "o"+string(rune('a'+i))))
+			_, stderr, code := runTender(
+				t,
+				"import",
+				"swebench",
+				"--instances",
+				insts,
+				"--env",
+				spec,
+				"--out",
+				filepath.Join(work, "o"+string(rune('a'+i))),
+			)
 			if lines := errorLines(stderr); code != exitUsage || len(lines) != 1 || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d, want 2 and one line with %q:\n%s", code, tc.want, stderr)
 			}
@@ -190,7 +225,8 @@ func TestRepoFlagKeyForms(t *testing.T) {
 	if err != nil || repos["acme__calc"] != "/a" || repos["calc"] != "/b" {
 		t.Errorf("parseRepoFlags = %v, %v", repos, err)
 	}
-	if _, err := parseRepoFlags([]string{"acme/calc=/a", "acme__calc=/b"}); err == nil || !strings.Contains(err.Error(), "--repo acme__calc is given twice") {
+	if _, err := parseRepoFlags([]string{"acme/calc=/a", "acme__calc=/b"}); err == nil ||
+		!strings.Contains(err.Error(), "--repo acme__calc is given twice") {
 		t.Errorf("both spellings: %v, want a duplicate error", err)
 	}
 }

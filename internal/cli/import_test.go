@@ -13,7 +13,11 @@ import (
 func TestImportRefusesBadRecords(t *testing.T) {
 	work := t.TempDir()
 	tests := []struct{ name, line, want string }{
-		{"short commit", `{"instance_id":"a__b-1","repo":"a/b","base_commit":"abc","patch":"","FAIL_TO_PASS":["t::x"]}`, "base_commit"},
+		{
+			"short commit",
+			`{"instance_id":"a__b-1","repo":"a/b","base_commit":"abc","patch":"","FAIL_TO_PASS":["t::x"]}`,
+			"base_commit",
+		},
 		{"bad test list", `{"instance_id":"a__b-1","repo":"a/b","base_commit":"` + clitest.DemoBase +
 			`","patch":"","FAIL_TO_PASS":"not json"}`, "JSON list"},
 		{"empty FAIL_TO_PASS", `{"instance_id":"a__b-1","repo":"a/b","base_commit":"` + clitest.DemoBase +
@@ -29,7 +33,15 @@ func TestImportRefusesBadRecords(t *testing.T) {
 			if err := os.WriteFile(in, []byte(tt.line+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, errOut, code := runTender(t, "import", "swebench", "--instances", in, "--out", filepath.Join(work, "o"+string(rune('0'+i))))
+			_, errOut, code := runTender(
+				t,
+				"import",
+				"swebench",
+				"--instances",
+				in,
+				"--out",
+				filepath.Join(work, "o"+string(rune('0'+i))),
+			)
 			if code != exitUsage || !strings.Contains(errOut, tt.want) {
 				t.Errorf("exit %d, stderr %q; want exit 2 mentioning %q", code, errOut, tt.want)
 			}

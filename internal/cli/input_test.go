@@ -56,8 +56,16 @@ func TestUnreadableSuiteFiles(t *testing.T) {
 			cmd.Stderr = &stderr
 			cmd.Run()
 			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
-			if code := cmd.ProcessState.ExitCode(); code != exitUsage || len(lines) != 1 || !strings.Contains(stderr.String(), tc.want) || strings.Contains(stderr.String(), "open ") {
-				t.Errorf("validate as nobody: exit %d, want %d and one line with %q:\n%s", code, exitUsage, tc.want, stderr.String())
+			if code := cmd.ProcessState.ExitCode(); code != exitUsage || len(lines) != 1 ||
+				!strings.Contains(stderr.String(), tc.want) ||
+				strings.Contains(stderr.String(), "open ") {
+				t.Errorf(
+					"validate as nobody: exit %d, want %d and one line with %q:\n%s",
+					code,
+					exitUsage,
+					tc.want,
+					stderr.String(),
+				)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -24,7 +25,10 @@ func lintWorkflows(t *testing.T, root string) []*actionlint.Error {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	l, err := actionlint.NewLinter(&out, &actionlint.LinterOptions{Shellcheck: "", Pyflakes: "", WorkingDir: root, Oneline: true})
+	l, err := actionlint.NewLinter(
+		&out,
+		&actionlint.LinterOptions{Shellcheck: "", Pyflakes: "", WorkingDir: root, Oneline: true},
+	)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +111,8 @@ func TestActionMetadata(t *testing.T) {
 		t.Errorf("runs: %+v; want a Docker action built from Dockerfile, run without args (Action mode)", md.Runs)
 	}
 	wantInputs := []string{"command", "suite", "repos", "concurrency", "shard", "publish", "token",
-		"approval-environment", "signing-key", "fail-on", "sha", "check-name", "annotations", "job-summary"}
+		"approval-environment", "signing-key", "fail-on", "sha", "check-name", "annotations", "job-summary",
+		"baseline", "comment", "pr", "fail-on-empty", "mirror", "keyring", "image-cache"}
 	for _, in := range wantInputs {
 		if _, ok := md.Inputs[in]; !ok {
 			t.Errorf("input %s is not declared", in)
@@ -123,7 +128,22 @@ func TestActionMetadata(t *testing.T) {
 		outputs = append(outputs, name)
 	}
 	slices.Sort(outputs)
-	want := []string{"bundle", "check-run-url", "conclusion", "error", "integrity-violation", "resolved", "total", "unresolved"}
+	want := []string{
+		"bundle",
+		"check-run-url",
+		"comment-url",
+		"conclusion",
+		"error",
+		"image-key",
+		"improved",
+		"integrity-violation",
+		"json",
+		"regressed",
+		"resolved",
+		"results-file",
+		"total",
+		"unresolved",
+	}
 	if !slices.Equal(outputs, want) {
 		t.Errorf("outputs %v, want %v (what runAction sets)", outputs, want)
 	}
@@ -142,8 +162,29 @@ func TestDockerfile(t *testing.T) {
 			froms = append(froms, l)
 		}
 	}
-	if len(froms) < 2 || !strings.Contains(froms[0], "${GO_IMAGE}") || !strings.Contains(froms[len(froms)-1], "${BASE_IMAGE}") {
+	if len(froms) < 2 || !strings.Contains(froms[0], "${GO_IMAGE}") ||
+		!strings.Contains(froms[len(froms)-1], "${BASE_IMAGE}") {
 		t.Errorf("want a multi-stage build from overridable ${GO_IMAGE} and ${BASE_IMAGE}: %q", froms)
+	}
+	// The bases are pinned by digest, and the Go image is go.mod's Go.
+	args := regexp.MustCompile(`(?m)^ARG (GO_IMAGE|BASE_IMAGE)=(\S+)$`).FindAllStringSubmatch(string(b), -1)
+	pinnedBase := regexp.MustCompile(`^[a-z0-9._/-]+:[a-z0-9._-]+@sha256:[0-9a-f]{64}$`)
+	if len(args) != 2 {
+		t.Errorf("want ARG GO_IMAGE=... and ARG BASE_IMAGE=... defaults, got %q", args)
+	}
+	mod, err := os.ReadFile(filepath.Join(repoRoot, "go.mod"))
+	clitest.Must(t, err)
+	goLine := regexp.MustCompile(`(?m)^go (\S+)$`).FindSubmatch(mod)
+	if goLine == nil {
+		t.Fatal("go.mod has no go line")
+	}
+	for _, a := range args {
+		if !pinnedBase.MatchString(a[2]) {
+			t.Errorf("ARG %s=%s: pin the base as NAME:TAG@sha256:DIGEST", a[1], a[2])
+		}
+		if a[1] == "GO_IMAGE" && !strings.HasPrefix(a[2], "golang:"+string(goLine[1])+"-") {
+			t.Errorf("ARG GO_IMAGE=%s: want the golang image of go.mod's go %s", a[2], goLine[1])
+		}
 	}
 	final := string(b)[strings.LastIndex(string(b), "FROM "):]
 	if !strings.Contains(final, "git") || !strings.Contains(final, `ENTRYPOINT ["/usr/local/bin/tender"]`) {

@@ -26,7 +26,16 @@ func TestDurationsFlag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	earlier := pubResults("demo", "", "gold-fix", "wrong-fix", "no-apply", "empty-patch", "edits-test", "touches-tender")
+	earlier := pubResults(
+		"demo",
+		"",
+		"gold-fix",
+		"wrong-fix",
+		"no-apply",
+		"empty-patch",
+		"edits-test",
+		"touches-tender",
+	)
 	for i, ms := range []int64{40000, 30000, 40, 1, 70000, 3} {
 		earlier.Pairs[i].DurationMillis = ms
 		earlier.Pairs[i].Verdict = "resolved" // pubResults makes every fourth an error, whose duration is not used
@@ -49,7 +58,8 @@ func TestDurationsFlag(t *testing.T) {
 		}
 	}
 	// The three pairs that run a verifier each get a shard of their own.
-	if got["edits-test"] == got["gold-fix"] || got["gold-fix"] == got["wrong-fix"] || got["wrong-fix"] == got["edits-test"] ||
+	if got["edits-test"] == got["gold-fix"] || got["gold-fix"] == got["wrong-fix"] ||
+		got["wrong-fix"] == got["edits-test"] ||
 		len(got) != 6 {
 		t.Errorf("assignment %v: want each of edits-test, gold-fix and wrong-fix in a shard of its own", got)
 	}
