@@ -39,7 +39,12 @@ func TestHiddenAssets(t *testing.T) {
 		t.Fatal("the demo suite changed shape")
 	}
 	// gold-fix gets the hidden test as a required test (it fails, so the pair is unresolved).
-	data = strings.Replace(data, "    reference_patch: shared/reference.diff\n", "    reference_patch: shared/reference.diff\n    assets: hidden\n", 1)
+	data = strings.Replace(
+		data,
+		"    reference_patch: shared/reference.diff\n",
+		"    reference_patch: shared/reference.diff\n    assets: hidden\n",
+		1,
+	)
 	data = strings.Replace(data, f2p, f2p+`      - "tests/test_hidden.py::test_secret_oracle"`+"\n", 1)
 	data = strings.Replace(data, "expect: resolved", "expect: unresolved", 1)
 	data += `  - id: touches-hidden
@@ -58,7 +63,8 @@ func TestHiddenAssets(t *testing.T) {
 	for _, r := range results {
 		switch r.ID {
 		case "gold-fix":
-			if r.Verdict != report.Unresolved || r.Checks[0].Tests["tests/test_hidden.py::test_secret_oracle"] != report.TestFailed {
+			if r.Verdict != report.Unresolved ||
+				r.Checks[0].Tests["tests/test_hidden.py::test_secret_oracle"] != report.TestFailed {
 				t.Errorf("gold-fix: %s; the hidden test must have run and failed: %+v", r.Verdict, r.Checks[0].Tests)
 			}
 			if r.Digests.Assets == "" {

@@ -74,7 +74,16 @@ func TestGradeRefusesADirtyOrMovedClone(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
-			_, _, code := runTender(t, "grade", repoRoot+"/fixtures/demo", "--out", out, "--repo", "calc="+tc.clone, "--pinned")
+			_, _, code := runTender(
+				t,
+				"grade",
+				repoRoot+"/fixtures/demo",
+				"--out",
+				out,
+				"--repo",
+				"calc="+tc.clone,
+				"--pinned",
+			)
 			if code != cli.ExitMismatch {
 				t.Fatalf("exit %d, want %d (every pair is an error)", code, cli.ExitMismatch)
 			}

@@ -43,8 +43,14 @@ func writeEnvSuite(t *testing.T, pytestID string) string {
 		if env != "" {
 			e = "\n    environment: " + env
 		}
-		return fmt.Sprintf("  - id: %s\n    repository: calc%s\n    base_commit: %s\n    issue: issue.md\n    patch: %s\n    fail_to_pass: [%s]\n",
-			id, e, base, patch, strings.Join(f2p, ", "))
+		return fmt.Sprintf(
+			"  - id: %s\n    repository: calc%s\n    base_commit: %s\n    issue: issue.md\n    patch: %s\n    fail_to_pass: [%s]\n",
+			id,
+			e,
+			base,
+			patch,
+			strings.Join(f2p, ", "),
+		)
 	}
 	manifest := "name: envs\nversion: \"1\"\nverifier:\n  python_path: [src]\n" +
 		"environments:\n" +
@@ -53,7 +59,13 @@ func writeEnvSuite(t *testing.T, pytestID string) string {
 		"  nopath:\n    image: " + pytestID + "\n    python_path: []\n" +
 		"repositories:\n  calc: {bundle: repos/calc.bundle}\npairs:\n" +
 		pair("gold-file", "file", "gold.diff", "tests/test_calc.py::test_double", "tests/test_env.py::test_marker") +
-		pair("gold-pinned", "pinned", "gold.diff", "tests/test_calc.py::test_double", "tests/test_env.py::test_no_marker") +
+		pair(
+			"gold-pinned",
+			"pinned",
+			"gold.diff",
+			"tests/test_calc.py::test_double",
+			"tests/test_env.py::test_no_marker",
+		) +
 		pair("gold-nopath", "nopath", "gold.diff", "tests/test_calc.py::test_double") +
 		pair("gold", "", "gold.diff", "tests/test_calc.py::test_double") +
 		pair("empty", "", "empty.diff", "tests/test_calc.py::test_double") +
@@ -107,11 +119,16 @@ func TestGradeInEnvironments(t *testing.T) {
 		built[f[0]] = f[1:]
 	}
 	fileRef, fileID := built["file"][0], built["file"][1]
-	if !strings.HasPrefix(fileRef, "tender-env/dockerfile:") || !strings.HasPrefix(fileID, "sha256:") || fileID == pytestID {
+	if !strings.HasPrefix(fileRef, "tender-env/dockerfile:") || !strings.HasPrefix(fileID, "sha256:") ||
+		fileID == pytestID {
 		t.Fatalf("image build --suite printed %q", stdout)
 	}
 	if got := built["pinned"]; len(got) != 2 || got[1] != pytestID {
 		t.Errorf("pinned environment: %v, want image %s", got, pytestID)
+	}
+	// A pair runs in the suite's own verifier image, so that is prepared too.
+	if got := built["(verifier)"]; len(got) != 2 || got[1] != pytestID {
+		t.Errorf("the suite's verifier image: %v, want %s", got, pytestID)
 	}
 
 	results, out := gradeOK(t, suite, "--concurrency", "2")
@@ -153,7 +170,14 @@ func TestGradeInEnvironments(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := m.Inputs.Images; got[fileRef] != fileID || got[sandbox.ImagePytest] != pytestID || len(got) != 3 {
-		t.Errorf("the bundle's input images are %v; want %s = %s, %s = %s and the pinned one", got, fileRef, fileID, sandbox.ImagePytest, pytestID)
+		t.Errorf(
+			"the bundle's input images are %v; want %s = %s, %s = %s and the pinned one",
+			got,
+			fileRef,
+			fileID,
+			sandbox.ImagePytest,
+			pytestID,
+		)
 	}
 }
 
@@ -167,8 +191,14 @@ func TestGradeEnvironmentImageMissing(t *testing.T) {
 	clitest.WriteFiles(t, suite, map[string]string{"issue.md": "double() triples.\n", "gold.diff": goldSrc,
 		"tender.yaml": "name: gone\nversion: \"1\"\nverifier:\n  python_path: [src]\nenvironments:\n  gone:\n    image: " + gone + "\n" +
 			"repositories:\n  calc: {bundle: repos/calc.bundle}\npairs:\n" +
-			fmt.Sprintf("  - {id: in-gone, environment: gone, repository: calc, base_commit: %s, issue: issue.md, patch: gold.diff, fail_to_pass: [tests/test_calc.py::test_double]}\n", base) +
-			fmt.Sprintf("  - {id: plain, repository: calc, base_commit: %s, issue: issue.md, patch: gold.diff, fail_to_pass: [tests/test_calc.py::test_double]}\n", base)})
+			fmt.Sprintf(
+				"  - {id: in-gone, environment: gone, repository: calc, base_commit: %s, issue: issue.md, patch: gold.diff, fail_to_pass: [tests/test_calc.py::test_double]}\n",
+				base,
+			) +
+			fmt.Sprintf(
+				"  - {id: plain, repository: calc, base_commit: %s, issue: issue.md, patch: gold.diff, fail_to_pass: [tests/test_calc.py::test_double]}\n",
+				base,
+			)})
 	out := filepath.Join(t.TempDir(), "out")
 	stdout, stderr, code := runTender(t, "grade", suite, "--out", out)
 	if code != cli.ExitOK || !strings.Contains(stderr, "tender: environment gone: FAILED: ") {
@@ -182,7 +212,12 @@ func TestGradeEnvironmentImageMissing(t *testing.T) {
 	g, p := byID["in-gone"], byID["plain"]
 	if g.Verdict != report.Error || len(g.Reasons) == 0 || g.Reasons[0].Code != report.CodeVerifierFailed ||
 		!strings.Contains(g.Reasons[0].Detail, "environment gone") || len(g.Checks) != 0 {
-		t.Errorf("in-gone: %s %+v, %d checks; want error, verifier_failed naming the environment, no check", g.Verdict, g.Reasons, len(g.Checks))
+		t.Errorf(
+			"in-gone: %s %+v, %d checks; want error, verifier_failed naming the environment, no check",
+			g.Verdict,
+			g.Reasons,
+			len(g.Checks),
+		)
 	}
 	if p.Verdict != report.Resolved {
 		t.Errorf("plain: %s %+v, want resolved", p.Verdict, p.Reasons)
@@ -197,9 +232,16 @@ func TestGradeEnvironmentImageMissing(t *testing.T) {
 	out2 := filepath.Join(t.TempDir(), "out")
 	stdout, stderr, code = runTender(t, "grade", suite, "--out", out2, "--shard", shard)
 	if code != cli.ExitOK || strings.Contains(stderr, "environment gone") {
-		t.Fatalf("--shard %s: exit %d, want 0 and no word of another shard's environment\n%s%s", shard, code, stdout, stderr)
+		t.Fatalf(
+			"--shard %s: exit %d, want 0 and no word of another shard's environment\n%s%s",
+			shard,
+			code,
+			stdout,
+			stderr,
+		)
 	}
-	if rs := clitest.ReadResults(t, out2).Pairs; len(rs) != 1 || rs[0].ID != "plain" || rs[0].Verdict != report.Resolved {
+	if rs := clitest.ReadResults(t, out2).Pairs; len(rs) != 1 || rs[0].ID != "plain" ||
+		rs[0].Verdict != report.Resolved {
 		t.Errorf("--shard %s graded %+v, want plain alone, resolved", shard, rs)
 	}
 }

@@ -73,7 +73,10 @@ def format_percent(ratio, places=1):
     return f"{format_number(ratio * 100, places)}%"
 `
 
-var coinF2P = []string{"tests/test_formatting.py::test_format_number_negative_int", "tests/test_formatting.py::test_format_number_negative_float"}
+var coinF2P = []string{
+	"tests/test_formatting.py::test_format_number_negative_int",
+	"tests/test_formatting.py::test_format_number_negative_float",
+}
 
 // flakySuite is the demo suite with two pairs: the reference fix with the coin tests added to
 // its pass_to_pass list, and the coin-fix attack. policy is the suite's flaky: key.
@@ -133,21 +136,41 @@ func TestFlakyReruns(t *testing.T) {
 				}
 			}
 			if attack.Verdict != report.Unresolved {
-				t.Errorf("coin-fix (a fail_to_pass test made flaky) is %s, want unresolved: %+v", attack.Verdict, attack.Reasons)
+				t.Errorf(
+					"coin-fix (a fail_to_pass test made flaky) is %s, want unresolved: %+v",
+					attack.Verdict,
+					attack.Reasons,
+				)
 			}
 			if policy == suite.FlakyFailed {
-				if gold.Verdict != report.Unresolved || !slices.Contains(report.DistinctCodes(gold.Reasons), string(report.CodeTestFailed)) {
-					t.Errorf("flaky-gold under flaky: failed is %s, want unresolved with test_failed: %+v", gold.Verdict, gold.Reasons)
+				if gold.Verdict != report.Unresolved ||
+					!slices.Contains(report.DistinctCodes(gold.Reasons), string(report.CodeTestFailed)) {
+					t.Errorf(
+						"flaky-gold under flaky: failed is %s, want unresolved with test_failed: %+v",
+						gold.Verdict,
+						gold.Reasons,
+					)
 				}
 				return
 			}
 			if gold.Verdict != report.Resolved || github.Level(gold) != github.LevelNotice {
-				t.Errorf("flaky-gold under flaky: excluded is %s (annotation %q), want resolved with a notice: %+v", gold.Verdict, github.Level(gold), gold.Reasons)
+				t.Errorf(
+					"flaky-gold under flaky: excluded is %s (annotation %q), want resolved with a notice: %+v",
+					gold.Verdict,
+					github.Level(gold),
+					gold.Reasons,
+				)
 			}
 			reg := gold.Checks[len(gold.Checks)-1]
 			for _, id := range coinIDs {
 				if reg.Name != "regression" || !reg.Passed || reg.Tests[id] != report.TestExcluded {
-					t.Errorf("regression check %s passed=%v, %s is %q; want it excluded", reg.Name, reg.Passed, id, reg.Tests[id])
+					t.Errorf(
+						"regression check %s passed=%v, %s is %q; want it excluded",
+						reg.Name,
+						reg.Passed,
+						id,
+						reg.Tests[id],
+					)
 				}
 			}
 		})

@@ -34,10 +34,16 @@ func goModule(t *testing.T, verifierAndPairs func(base string) string) string {
 		return d
 	}
 	clitest.WriteFiles(t, suite, map[string]string{
-		"issue.md":    "Add subtracts.\n",
-		"fix.diff":    patch("package calc\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Sub(a, b int) int { return a - b }\n"),
-		"bad.diff":    patch("package calc\n\nfunc Add(a, b int) int { return a * b }\n\nfunc Sub(a, b int) int { return a - b }\n"),
-		"tender.yaml": "name: go-demo\nversion: \"1\"\nrepositories:\n  calc:\n    fast_export: repos/calc.fi\n" + verifierAndPairs(base),
+		"issue.md": "Add subtracts.\n",
+		"fix.diff": patch(
+			"package calc\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Sub(a, b int) int { return a - b }\n",
+		),
+		"bad.diff": patch(
+			"package calc\n\nfunc Add(a, b int) int { return a * b }\n\nfunc Sub(a, b int) int { return a - b }\n",
+		),
+		"tender.yaml": "name: go-demo\nversion: \"1\"\nrepositories:\n  calc:\n    fast_export: repos/calc.fi\n" + verifierAndPairs(
+			base,
+		),
 	})
 	return suite
 }
@@ -79,10 +85,12 @@ func TestGoRunnerEndToEnd(t *testing.T) {
 	})
 	results, _ := gradeOK(t, suite)
 	for _, r := range results {
-		if r.ID == "bad" && (len(r.Checks) == 0 || r.Checks[0].Tests["example.com/calc/calc.TestAdd"] != report.TestFailed) {
+		if r.ID == "bad" &&
+			(len(r.Checks) == 0 || r.Checks[0].Tests["example.com/calc/calc.TestAdd"] != report.TestFailed) {
 			t.Errorf("bad: TestAdd should be reported failed: %+v", r.Checks)
 		}
-		if r.ID == "fix" && (len(r.Checks) != 2 || r.Checks[1].Tests["example.com/calc/calc.TestSub/small"] != report.TestPassed) {
+		if r.ID == "fix" &&
+			(len(r.Checks) != 2 || r.Checks[1].Tests["example.com/calc/calc.TestSub/small"] != report.TestPassed) {
 			t.Errorf("fix: the subtest should be reported passed: %+v", r.Checks)
 		}
 	}
@@ -104,7 +112,8 @@ func TestCommandRunnerGotestsum(t *testing.T) {
 	})
 	results, _ := gradeOK(t, suite)
 	for _, r := range results {
-		if r.ID == "bad" && (len(r.Checks) == 0 || r.Checks[0].Tests["example.com/calc/calc::TestAdd"] != report.TestFailed) {
+		if r.ID == "bad" &&
+			(len(r.Checks) == 0 || r.Checks[0].Tests["example.com/calc/calc::TestAdd"] != report.TestFailed) {
 			t.Errorf("bad: TestAdd should be reported failed: %+v", r.Checks)
 		}
 		if r.ID == "fix" && r.Verdict != report.Resolved {

@@ -5,7 +5,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,10 +29,7 @@ func runTender(t *testing.T, args ...string) (string, string, int) {
 
 func runTenderEnv(t *testing.T, env []string, args ...string) (string, string, int) {
 	t.Helper()
-	var stdout, stderr bytes.Buffer
-	environ := append([]string{"PATH=" + os.Getenv("PATH")}, env...)
-	code := cli.Main(context.Background(), "dev", args, environ, strings.NewReader(""), &stdout, &stderr)
-	return stdout.String(), stderr.String(), code
+	return clitest.Run(cli.Main, env, args...)
 }
 
 // gradeOK grades a suite into a new bundle, showing the verifier logs if the exit code is not

@@ -28,7 +28,18 @@ func manyPairs(t *testing.T, n int) string {
 	for _, p := range doc.Pairs {
 		byID[p.ID] = p
 	}
-	cycle := []string{"gold-fix", "no-apply", "empty-patch", "touches-tender", "no-apply", "wrong-fix", "empty-patch", "touches-tender", "no-apply", "empty-patch"}
+	cycle := []string{
+		"gold-fix",
+		"no-apply",
+		"empty-patch",
+		"touches-tender",
+		"no-apply",
+		"wrong-fix",
+		"empty-patch",
+		"touches-tender",
+		"no-apply",
+		"empty-patch",
+	}
 	var pairs []suite.PairDoc
 	for i := range n {
 		p := byID[cycle[i%len(cycle)]]

@@ -75,8 +75,17 @@ func TestKill9CyclesThenResume(t *testing.T) {
 				lost++
 			}
 		}
-		t.Logf("cycle %2d: killed %-6s after record %2d: %2d of %d pairs recorded, %d lost, %d tender-* directories and %d containers left for the next start",
-			cycle, delay.Round(time.Millisecond), start+k, len(now), pairs, lost, len(tenderDirs(t, tmp)), len(containersOf(t, cmd.Process.Pid)))
+		t.Logf(
+			"cycle %2d: killed %-6s after record %2d: %2d of %d pairs recorded, %d lost, %d tender-* directories and %d containers left for the next start",
+			cycle,
+			delay.Round(time.Millisecond),
+			start+k,
+			len(now),
+			pairs,
+			lost,
+			len(tenderDirs(t, tmp)),
+			len(containersOf(t, cmd.Process.Pid)),
+		)
 		if lost > 0 {
 			t.Errorf("cycle %d lost %d recorded pair(s)", cycle, lost)
 		}
@@ -108,10 +117,22 @@ func TestKill9CyclesThenResume(t *testing.T) {
 	for _, pid := range append(killed, final.Process.Pid) {
 		containers = append(containers, containersOf(t, pid)...)
 	}
-	t.Logf("after the last resume: %d of %d pairs recorded once each, %d lost, %d recorded pairs graded again, %d tender-* directories and %d containers left",
-		len(all), pairs, lost, regraded, len(left), len(containers))
+	t.Logf(
+		"after the last resume: %d of %d pairs recorded once each, %d lost, %d recorded pairs graded again, %d tender-* directories and %d containers left",
+		len(all),
+		pairs,
+		lost,
+		regraded,
+		len(left),
+		len(containers),
+	)
 	if len(all) != pairs || lost > 0 || regraded > 0 || len(left) > 0 || len(containers) > 0 {
-		t.Errorf("want all %d pairs, none lost or graded again, nothing left: left %v, containers %v", pairs, left, containers)
+		t.Errorf(
+			"want all %d pairs, none lost or graded again, nothing left: left %v, containers %v",
+			pairs,
+			left,
+			containers,
+		)
 	}
 	if _, stderr, code := runTender(t, "verify", out); code != cli.ExitOK {
 		t.Errorf("the bundle does not verify:\n%s", stderr)

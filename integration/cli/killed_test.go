@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -24,9 +25,11 @@ func TestVerifierKilledFromOutside(t *testing.T) {
 	clitest.Must(t, cmd.Start())
 	killed := ""
 	for killed == "" && cmd.ProcessState == nil {
-		ps, _ := exec.Command("docker", "ps", "-q", "--filter", "label=tender.pid="+strconv.Itoa(cmd.Process.Pid)).Output()
+		ps, _ := exec.Command("docker", "ps", "-q", "--filter", "label=tender.pid="+strconv.Itoa(cmd.Process.Pid)).
+			Output()
 		for _, id := range strings.Fields(string(ps)) {
-			if top, err := exec.Command("docker", "top", id).Output(); err == nil && strings.Contains(string(top), "python3") {
+			if top, err := exec.Command("docker", "top", id).Output(); err == nil &&
+				strings.Contains(string(top), "python3") {
 				if exec.Command("docker", "kill", id).Run() == nil {
 					killed = id
 				}
@@ -43,6 +46,8 @@ func TestVerifierKilledFromOutside(t *testing.T) {
 		t.Fatalf("results: %v %v\n%s", rs, err, stderr.String())
 	}
 	if r := rs[0]; r.Verdict != report.Error || len(r.Reasons) == 0 || r.Reasons[0].Code != report.CodeVerifierKilled {
-		t.Errorf("after docker kill: %s %v, want error verifier_killed", r.Verdict, report.DistinctCodes(r.Reasons))
+		log, _ := os.ReadFile(filepath.Join(out, "pairs", r.ID, "target.log"))
+		t.Errorf("after docker kill: %s %+v, want error verifier_killed\n%s\n%s", r.Verdict, r.Reasons, log,
+			stderr.String())
 	}
 }

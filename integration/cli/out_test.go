@@ -116,7 +116,14 @@ func TestConcurrentGradesOneOut(t *testing.T) {
 			ids[r.ID]++
 		}
 		if err != nil || len(recs) != pairs || len(ids) != pairs {
-			t.Fatalf("round %d: results.jsonl has %d records of %d pairs (%v), want %d once each", round, len(recs), len(ids), err, pairs)
+			t.Fatalf(
+				"round %d: results.jsonl has %d records of %d pairs (%v), want %d once each",
+				round,
+				len(recs),
+				len(ids),
+				err,
+				pairs,
+			)
 		}
 		if _, stderr, code := runTender(t, "verify", out); code != cli.ExitOK {
 			t.Fatalf("round %d: the bundle does not verify:\n%s", round, stderr)
@@ -125,8 +132,14 @@ func TestConcurrentGradesOneOut(t *testing.T) {
 		if !strings.Contains(refused, "another tender process") && !strings.Contains(refused, "is not empty") {
 			refused = logs[1]
 		}
-		t.Logf("round %2d: exits %v; refused with %q; %d records of %d pairs, each once; the bundle verifies",
-			round+1, codes, strings.TrimSpace(refused[strings.LastIndex(strings.TrimSpace(refused), "\n")+1:]), len(recs), pairs)
+		t.Logf(
+			"round %2d: exits %v; refused with %q; %d records of %d pairs, each once; the bundle verifies",
+			round+1,
+			codes,
+			strings.TrimSpace(refused[strings.LastIndex(strings.TrimSpace(refused), "\n")+1:]),
+			len(recs),
+			pairs,
+		)
 	}
 }
 
@@ -152,7 +165,12 @@ func TestFullDiskStopsAndResumes(t *testing.T) {
 	_, stderr, code := runTender(t, "grade", suite, "--out", out, "--concurrency", "2")
 	if code != cli.ExitFailure || !strings.Contains(stderr, "no space left on device") ||
 		!strings.Contains(stderr, "--resume "+out) {
-		t.Fatalf("grade on a full disk: exit %d, want %d, a full disk and a resume hint:\n%s", code, cli.ExitFailure, stderr)
+		t.Fatalf(
+			"grade on a full disk: exit %d, want %d, a full disk and a resume hint:\n%s",
+			code,
+			cli.ExitFailure,
+			stderr,
+		)
 	}
 	recorded, err := report.ReadResults(filepath.Join(out, report.ResultsJSONL))
 	if err != nil {
@@ -168,7 +186,12 @@ func TestFullDiskStopsAndResumes(t *testing.T) {
 		}
 	}
 	if len(recorded) >= pairs || strings.Count(stderr, "no space left") != 1 {
-		t.Errorf("%d of %d pairs recorded: the run did not stop, or did not say why once:\n%s", len(recorded), pairs, stderr)
+		t.Errorf(
+			"%d of %d pairs recorded: the run did not stop, or did not say why once:\n%s",
+			len(recorded),
+			pairs,
+			stderr,
+		)
 	}
 	clitest.Must(t, syscall.Mount("tmpfs", disk, "tmpfs", syscall.MS_REMOUNT, "size=64m"))
 	_, stderr, code = runTender(t, "grade", suite, "--resume", out)

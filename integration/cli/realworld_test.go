@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
@@ -13,14 +14,22 @@ import (
 
 // TestRealWorld runs what a user runs on real projects, with no edit between the commands:
 // fixtures/realworld holds projects from Debian's source packages as git bundles, with SWE-bench
-// instances made from their upstream fixes (see its README). For parse 1.20.2 and boltons
-// 25.0.0, which need no environment spec, the test clones the bundle, imports the instances,
-// validates them in real verifiers, then grades the reference patches (resolved) and empty
-// predictions (unresolved, never run). boltons' formatargspec instance requires two test IDs that
-// SWE-bench cut at a space: each must be resolved to the one collected test it names.
+// instances made from their upstream fixes (see its README). The test clones the bundle,
+// imports the instances without --env, validates them in real verifiers, then grades the
+// reference patches (resolved) and empty predictions (unresolved, never run). parse 1.20.2 and
+// boltons 25.0.0 need no environment; async-lru 2.0.5 gets its environment from Tender's table
+// of known environments (Debian's pytest-asyncio and pytest-timeout, their plugins and the ini
+// options of its setup.cfg), built offline the first time. boltons' formatargspec instance
+// requires two test IDs that SWE-bench cut at a space: each must be resolved to the one
+// collected test it names.
 func TestRealWorld(t *testing.T) {
 	t.Run("parse", func(t *testing.T) {
 		realWorldRun(t, "parse", "r1chardj0n3s__parse", nil)
+	})
+	t.Run("async-lru", func(t *testing.T) {
+		start := time.Now()
+		realWorldRun(t, "async-lru", "aio-libs__async-lru", nil)
+		t.Logf("async-lru, with its environment (built the first time): %s", time.Since(start).Round(time.Second))
 	})
 	t.Run("boltons", func(t *testing.T) {
 		const cut = "tests/test_funcutils_fb.py::test_get_invocation_sig_str["
@@ -57,19 +66,24 @@ func realWorldRun(t *testing.T, dir, id string, resolvedIDs map[string]map[strin
 	if code != cli.ExitOK || !strings.Contains(out, "wrote suite") {
 		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
 	}
+	if env, ok := realWorldEnvs[dir]; ok != strings.Contains(out, "from Tender's table of known environments") ||
+		ok && !strings.Contains(out, "in 1 environment(s): "+env) {
+		t.Fatalf("import of %s: want the environment %q from the table (none: %v):\n%s", dir, env, !ok, out)
+	}
 
 	out, errOut, code = runTender(t, "validate", "--run", suite)
 	if code != cli.ExitOK {
 		t.Fatalf("validate --run: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	for _, pair := range ids {
-		if !strings.Contains(out, "ok      "+pair) {
+		if !strings.Contains(out, "sound   "+pair) {
 			t.Errorf("validate --run does not call %s sound:\n%s", pair, out)
 		}
 	}
 
-	results, _ := gradeOK(t, suite, "--concurrency", "2")
+	results, bundle := gradeOK(t, suite, "--concurrency", "2")
 	checkVerdicts(t, "gold", results, ids, report.Resolved)
+	checkSWEBenchAgrees(t, bundle, results)
 	for _, r := range results {
 		if len(r.Checks) != 2 || !r.TestedAsSubmitted {
 			t.Errorf("gold %s: %d checks, tested_as_submitted %v; want the target and regression checks of the "+
@@ -104,6 +118,35 @@ func realWorldRun(t *testing.T, dir, id string, resolvedIDs map[string]map[strin
 			t.Errorf("empty %s: empty_patch=%v with %d checks; an empty patch is recorded and never run",
 				r.ID, r.EmptyPatch, len(r.Checks))
 		}
+	}
+}
+
+// realWorldEnvs are the environments the import must write from Tender's table, by project.
+var realWorldEnvs = map[string]string{"async-lru": "aio-libs__async-lru-any"}
+
+// checkSWEBenchAgrees wants the SWE-bench column of each pair's report.json to agree with
+// Tender's verdict (RESOLVED_FULL where Tender resolved), and summary.md to name no pair where
+// the rules differ.
+func checkSWEBenchAgrees(t *testing.T, bundle string, results []report.PairResult) {
+	t.Helper()
+	for _, r := range results {
+		var rep map[string]struct {
+			Resolved   bool   `json:"resolved"`
+			Resolution string `json:"swebench_resolution"`
+		}
+		if err := json.Unmarshal([]byte(clitest.ReadFile(t, filepath.Join(bundle, "pairs", r.ID, "report.json"))),
+			&rep); err != nil {
+			t.Fatal(err)
+		}
+		if got := rep[r.ID]; got.Resolved != (r.Verdict == report.Resolved) ||
+			(got.Resolution == "RESOLVED_FULL") != got.Resolved {
+			t.Errorf("%s: report.json resolved %v, swebench_resolution %s; Tender's verdict %s", r.ID, got.Resolved,
+				got.Resolution, r.Verdict)
+		}
+		t.Logf("%s: Tender %s, SWE-bench %s", r.ID, r.Verdict, rep[r.ID].Resolution)
+	}
+	if md := clitest.ReadFile(t, filepath.Join(bundle, "summary.md")); strings.Contains(md, "rules differ") {
+		t.Errorf("summary.md names pairs where the rules differ:\n%s", md)
 	}
 }
 

@@ -173,7 +173,8 @@ func TestResumeKeepsOnlyWhatItCanRederive(t *testing.T) {
 						t.Errorf("the refused resume removed %s: %v", name, err)
 					}
 				}
-				if _, err := os.Stat(filepath.Join(out, "notes.txt")); tc.name == "a file tender did not write" && err != nil {
+				if _, err := os.Stat(filepath.Join(out, "notes.txt")); tc.name == "a file tender did not write" &&
+					err != nil {
 					t.Errorf("the refused resume touched the operator's file: %v", err)
 				}
 				return

@@ -43,8 +43,14 @@ func cheapSuite(tb testing.TB, n int) string {
 	fields := map[string]string{}
 	for _, p := range doc.Pairs {
 		ids, _ := json.Marshal(*p.FailToPass)
-		fields[p.ID] = fmt.Sprintf("repository: calc, base_commit: %s, issue: %s, patch: %s, test_patch: %s, fail_to_pass: %s",
-			p.BaseCommit, p.Issue, p.Patch, p.TestPatch, ids)
+		fields[p.ID] = fmt.Sprintf(
+			"repository: calc, base_commit: %s, issue: %s, patch: %s, test_patch: %s, fail_to_pass: %s",
+			p.BaseCommit,
+			p.Issue,
+			p.Patch,
+			p.TestPatch,
+			ids,
+		)
 	}
 	var b strings.Builder
 	b.WriteString("name: cheap\nversion: \"1\"\nrepositories: {calc: {fast_export: repos/calc.fi}}\npairs:\n")
@@ -102,8 +108,13 @@ func baselineAppend(b *testing.B, n int) time.Duration {
 		b.Fatal(err)
 	}
 	defer f.Close()
-	r := report.PairResult{Schema: report.SchemaVersion, Verdict: report.Unresolved, Reasons: []report.Reason{{Code: report.CodeEmptyPatch}},
-		RequestedCommit: clitest.DemoBase, FailToPass: []string{"tests/test_formatting.py::test_group_digits_negative"}}
+	r := report.PairResult{
+		Schema:          report.SchemaVersion,
+		Verdict:         report.Unresolved,
+		Reasons:         []report.Reason{{Code: report.CodeEmptyPatch}},
+		RequestedCommit: clitest.DemoBase,
+		FailToPass:      []string{"tests/test_formatting.py::test_group_digits_negative"},
+	}
 	start := time.Now()
 	for i := range n {
 		r.ID = fmt.Sprintf("c%05d", i)

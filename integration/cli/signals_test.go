@@ -36,7 +36,13 @@ func TestHangupAndQuitCleanUp(t *testing.T) {
 			cmd.Wait()
 			code := cmd.ProcessState.ExitCode()
 			if code != cli.ExitInterrupted || !strings.Contains(stderr.String(), "--resume "+out) {
-				t.Errorf("after %s: exit %d, want %d and a resume hint\n%s", sig, code, cli.ExitInterrupted, stderr.String())
+				t.Errorf(
+					"after %s: exit %d, want %d and a resume hint\n%s",
+					sig,
+					code,
+					cli.ExitInterrupted,
+					stderr.String(),
+				)
 			}
 			if left := containersOf(t, cmd.Process.Pid); len(left) > 0 {
 				t.Errorf("after %s containers of the run are left: %v", sig, left)

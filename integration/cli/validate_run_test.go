@@ -25,7 +25,7 @@ func TestValidateRun(t *testing.T) {
 	if code != cli.ExitOK {
 		t.Fatalf("validate --run fixtures/demo: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	if !strings.Contains(out, "ok      gold-fix") || !strings.Contains(out, "all 6 instance(s) are sound") {
+	if !strings.Contains(out, "sound   gold-fix") || !strings.Contains(out, "all 6 instance(s) are sound") {
 		t.Errorf("stdout:\n%s", out)
 	}
 
@@ -52,7 +52,7 @@ func TestValidateRun(t *testing.T) {
 	if !strings.Contains(out, want) {
 		t.Errorf("stdout lacks %q:\n%s", want, out)
 	}
-	if !strings.Contains(out, "ok      wrong-fix") {
+	if !strings.Contains(out, "sound   wrong-fix") {
 		t.Errorf("the other instance should still be sound:\n%s", out)
 	}
 }
@@ -125,11 +125,44 @@ func TestTruncatedIDsAndBrokenEnvironments(t *testing.T) {
 	cut := "tests/test_p.py::test_x[a"
 	f2p, p2p := list(cut, "tests/test_p.py::test_x[c]"), list("tests/test_p.py::test_keep")
 	suiteDir := idsSuite(t, []suite.PairDoc{
-		{ID: "trunc-gold", Patch: "reference.diff", TestPatch: "test_p.diff", FailToPass: f2p, PassToPass: p2p, Expect: "resolved"},
-		{ID: "trunc-empty", Patch: "empty.diff", TestPatch: "test_p.diff", FailToPass: f2p, PassToPass: p2p, Expect: "unresolved"},
-		{ID: "breaks-collection", Patch: "breaker.diff", TestPatch: "test_p.diff", FailToPass: f2p, PassToPass: p2p, Expect: "unresolved"},
-		{ID: "ambiguous", Patch: "reference.diff", TestPatch: "test_p.diff", FailToPass: list("tests/test_p.py::test_amb[p"), Expect: "error"},
-		{ID: "env-broken-gold", Patch: "reference.diff", TestPatch: "test_env.diff", FailToPass: list("tests/test_env.py::test_e"), Expect: "error"},
+		{
+			ID:         "trunc-gold",
+			Patch:      "reference.diff",
+			TestPatch:  "test_p.diff",
+			FailToPass: f2p,
+			PassToPass: p2p,
+			Expect:     "resolved",
+		},
+		{
+			ID:         "trunc-empty",
+			Patch:      "empty.diff",
+			TestPatch:  "test_p.diff",
+			FailToPass: f2p,
+			PassToPass: p2p,
+			Expect:     "unresolved",
+		},
+		{
+			ID:         "breaks-collection",
+			Patch:      "breaker.diff",
+			TestPatch:  "test_p.diff",
+			FailToPass: f2p,
+			PassToPass: p2p,
+			Expect:     "unresolved",
+		},
+		{
+			ID:         "ambiguous",
+			Patch:      "reference.diff",
+			TestPatch:  "test_p.diff",
+			FailToPass: list("tests/test_p.py::test_amb[p"),
+			Expect:     "error",
+		},
+		{
+			ID:         "env-broken-gold",
+			Patch:      "reference.diff",
+			TestPatch:  "test_env.diff",
+			FailToPass: list("tests/test_env.py::test_e"),
+			Expect:     "error",
+		},
 	}, map[string]string{"test_p.diff": newModulePatch("tests/test_p.py", idsTestModule), "test_env.diff": newModulePatch("tests/test_env.py", idsEnvModule)})
 
 	out := filepath.Join(t.TempDir(), "out")
@@ -156,16 +189,28 @@ func TestTruncatedIDsAndBrokenEnvironments(t *testing.T) {
 		t.Errorf("trunc-gold: no test_id_resolved note: %+v", gold.Reasons)
 	}
 	amb := byID["ambiguous"]
-	if len(amb.Reasons) == 0 || amb.Reasons[0].Code != report.CodeTestIDUnresolved || !strings.Contains(amb.Reasons[0].Detail, `"tests/test_p.py::test_amb[p" looks truncated and names 2 collected tests`) || len(amb.Checks) != 0 {
+	if len(amb.Reasons) == 0 || amb.Reasons[0].Code != report.CodeTestIDUnresolved ||
+		!strings.Contains(
+			amb.Reasons[0].Detail,
+			`"tests/test_p.py::test_amb[p" looks truncated and names 2 collected tests`,
+		) ||
+		len(amb.Checks) != 0 {
 		t.Errorf("ambiguous: %+v with %d checks", amb.Reasons, len(amb.Checks))
 	}
 	env := byID["env-broken-gold"]
-	if len(env.Reasons) == 0 || env.Reasons[0].Code != report.CodeEnvironmentBroken || !strings.Contains(env.Reasons[0].Detail, "No module named 'wrapt_is_not_installed'") {
+	if len(env.Reasons) == 0 || env.Reasons[0].Code != report.CodeEnvironmentBroken ||
+		!strings.Contains(env.Reasons[0].Detail, "No module named 'wrapt_is_not_installed'") {
 		t.Errorf("env-broken-gold: %+v", env.Reasons)
 	}
 	brk := byID["breaks-collection"]
-	if brk.Verdict != report.Unresolved || hasCode(brk.Reasons, report.CodeEnvironmentBroken) || brk.Checks[0].ExitCode < 2 || brk.Checks[0].ExitCode > 5 {
-		t.Errorf("breaks-collection: the candidate's own collection failure must count against it: %+v, exit %d", brk.Reasons, brk.Checks[0].ExitCode)
+	if brk.Verdict != report.Unresolved || hasCode(brk.Reasons, report.CodeEnvironmentBroken) ||
+		brk.Checks[0].ExitCode < 2 ||
+		brk.Checks[0].ExitCode > 5 {
+		t.Errorf(
+			"breaks-collection: the candidate's own collection failure must count against it: %+v, exit %d",
+			brk.Reasons,
+			brk.Checks[0].ExitCode,
+		)
 	}
 	for _, f := range []string{report.BaselineJSON("env-broken-gold"), report.BaselineLog("env-broken-gold"), report.BaselineLog("breaks-collection")} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
@@ -181,7 +226,7 @@ func TestTruncatedIDsAndBrokenEnvironments(t *testing.T) {
 	for _, want := range []string{
 		`truncated trunc-gold: 1 test ID(s) look cut at a space`,
 		`resolved trunc-gold: "tests/test_p.py::test_x[a" is "tests/test_p.py::test_x[a b]"`,
-		"ok      trunc-gold",
+		"sound   trunc-gold",
 		`BROKEN  ambiguous: test_id_unresolved: test ID "tests/test_p.py::test_amb[p" looks truncated and names 2 collected tests`,
 		"BROKEN  env-broken-gold: environment_broken: the tests cannot be collected on the base commit with the test patch alone (pytest status 2): ModuleNotFoundError: No module named 'wrapt_is_not_installed'",
 	} {
@@ -219,7 +264,13 @@ func TestValidateRepeatFlagsUnstable(t *testing.T) {
 		coins[i] = fmt.Sprintf("tests/test_f.py::test_coin[%d]", i)
 	}
 	suiteDir := idsSuite(t, []suite.PairDoc{
-		{ID: "flaky", Patch: "reference.diff", TestPatch: "test_f.diff", FailToPass: list("tests/test_f.py::test_fixed"), PassToPass: &coins},
+		{
+			ID:         "flaky",
+			Patch:      "reference.diff",
+			TestPatch:  "test_f.diff",
+			FailToPass: list("tests/test_f.py::test_fixed"),
+			PassToPass: &coins,
+		},
 	}, map[string]string{"test_f.diff": newModulePatch("tests/test_f.py", idsFlakyModule)})
 	vout := filepath.Join(t.TempDir(), "validate")
 	stdout, stderr, code := runTender(t, "validate", "--run", "--repeat", "2", "--out", vout, suiteDir)
@@ -233,7 +284,10 @@ func TestValidateRepeatFlagsUnstable(t *testing.T) {
 	if len(doc.Instances) != 1 || !doc.Instances[0].Unstable || len(doc.Instances[0].Runs) != 2 {
 		t.Fatalf("validation.json: %+v", doc.Instances)
 	}
-	if !slices.ContainsFunc(doc.Instances[0].Problems, func(p string) bool { return strings.HasPrefix(p, "unstable: 2 runs with the reference patch gave ") }) {
+	if !slices.ContainsFunc(
+		doc.Instances[0].Problems,
+		func(p string) bool { return strings.HasPrefix(p, "unstable: 2 runs with the reference patch gave ") },
+	) {
 		t.Errorf("no unstable problem: %q", doc.Instances[0].Problems)
 	}
 	for _, f := range []string{"pairs/flaky/target.log", "pairs/flaky.run2/regression.log", "pairs/flaky.run2/target.log", "pairs/flaky/baseline.log"} {

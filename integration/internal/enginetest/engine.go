@@ -33,8 +33,8 @@ func start(pkg string, images []string, w io.Writer) *docker.Backend {
 	d, err := docker.New(ctx)
 	if err != nil {
 		fmt.Fprintf(w, "FAIL: %s: these end-to-end tests need a running Docker engine: %v\n"+
-			"  Start it (`docker info` must answer). The engine-free packages, all but integration/cli,\n"+
-			"  integration/pyboot and sandbox/docker, need none.\n", pkg, err)
+			"  Start it (`docker info` must answer). The engine-free packages, all but integration/...\n"+
+			"  and sandbox/docker, need none.\n", pkg, err)
 		return nil
 	}
 	if _, err := d.EnsureImages(ctx, images, w); err != nil {
