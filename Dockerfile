@@ -1,7 +1,9 @@
 # The Tender GitHub Action. Both base images can be overridden, so CI can build this offline
-# from locally imported images (.ci/action-image.sh); the defaults are what a runner pulls.
-ARG GO_IMAGE=golang:1.26-bookworm
-ARG BASE_IMAGE=debian:bookworm-slim
+# from locally imported images (.ci/action-image.sh); the defaults are what a runner and the
+# release workflow pull, pinned by the digest of the tag's multi-platform index. The Go tag's
+# version is go.mod's go line. docs/action.md says how the digests are chosen and renewed.
+ARG GO_IMAGE=golang:1.26.8-bookworm@sha256:dc9ad6c05acc7a88e5b71bde60a5fe3bd4b9f0db209011711b464107438a8107
+ARG BASE_IMAGE=debian:bookworm-slim@sha256:63a496b5d3b99214b39f5ed70eb71a61e590a77979c79cbee4faf991f8c0783e
 
 FROM ${GO_IMAGE} AS build
 WORKDIR /src
@@ -11,8 +13,9 @@ COPY . .
 RUN ["go", "build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-o", "/out/tender", "."]
 
 FROM ${BASE_IMAGE}
-# git for materializing workspaces, debootstrap to build the verifier image offline, and CA
-# certificates for the API. Skipped when the base already has them (the offline CI base does).
+# git for materializing workspaces, debootstrap for the verifier images (in the Action, a
+# helper container of this image runs it), and CA certificates for the API. Skipped when the
+# base already has them (the offline CI base does).
 RUN if ! command -v git >/dev/null || ! command -v debootstrap >/dev/null; then \
       apt-get update && \
       apt-get install -y --no-install-recommends git ca-certificates debootstrap && \

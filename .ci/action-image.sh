@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Builds the Action's image from locally imported base images (no image can be pulled here),
-# then runs it the way GitHub runs a container action: the workspace mounted at
-# /github/workspace, the host's Docker socket mounted, inputs as INPUT_* variables and no
-# arguments. Verifiers start on the HOST engine; workspaces reach them as tar streams, never
-# as bind mounts. Exits non-zero on any failure.
+# as the release workflow builds it from digest-pinned ones, checks --help and validate in it,
+# then runs the consumer path (.ci/action-consumer.sh): the image, run as GitHub runs a
+# container action (the workspace mounted at /github/workspace, an engine's socket mounted,
+# inputs as INPUT_* variables, no arguments), grades the demo on an engine with no verifier
+# image, cold and from its image cache. Workspaces reach verifiers as tar streams, never as
+# bind mounts. Every `docker run` here is --network none: none needs a network (the engine is
+# reached through its socket), and a CI machine may have no default bridge at all ("could not
+# find bridge docker0"). Exits non-zero on any failure.
 #
-#   bash .ci/action-image.sh             build, --help, validate, and grade fixtures/demo
+#   bash .ci/action-image.sh             build, --help, validate, and the consumer path
 #   TENDER_ACTION_GRADE=0 bash ...       stop after validate
+#   IMAGE=NAME bash ...                  the image's tag (default tender-action:local)
 #   TENDER_REBUILD_BASES=1 bash ...      rebuild the imported base images
 set -euo pipefail
 
@@ -94,28 +99,13 @@ build_image() {
 	log "docker build $IMAGE (GO_IMAGE=$GO_IMAGE BASE_IMAGE=$BASE_IMAGE, no network)"
 	docker build --network none --build-arg GO_IMAGE="$GO_IMAGE" --build-arg BASE_IMAGE="$BASE_IMAGE" \
 		-t "$IMAGE" . >"$WORK/build.log" 2>&1 || { tail -n 40 "$WORK/build.log" >&2; die "docker build failed"; }
-	docker run --rm --entrypoint git "$IMAGE" --version >/dev/null || die "git is missing from the final stage"
+	docker run --rm --network none --entrypoint git "$IMAGE" --version >/dev/null || die "git is missing from the final stage"
 }
 
 # workspace copies the suite into a fresh directory that plays GITHUB_WORKSPACE.
 workspace() {
-	mkdir -p "$WORK/ws/$(dirname "$SUITE")" "$WORK/ws/.runner"
+	mkdir -p "$WORK/ws/$(dirname "$SUITE")"
 	cp -a "$SUITE" "$WORK/ws/$SUITE"
-	echo '{}' >"$WORK/ws/.runner/event.json"
-	: >"$WORK/ws/.runner/output"
-	: >"$WORK/ws/.runner/summary"
-}
-
-# run_action runs the image as the runner runs a container action; extra -e flags are inputs.
-run_action() {
-	docker run --rm \
-		-v /var/run/docker.sock:/var/run/docker.sock \
-		-v "$WORK/ws":/github/workspace -w /github/workspace \
-		-e GITHUB_ACTIONS=true -e CI=true -e GITHUB_WORKSPACE=/github/workspace \
-		-e GITHUB_EVENT_NAME=workflow_dispatch -e GITHUB_EVENT_PATH=/github/workspace/.runner/event.json \
-		-e GITHUB_OUTPUT=/github/workspace/.runner/output -e GITHUB_STEP_SUMMARY=/github/workspace/.runner/summary \
-		-e GITHUB_REPOSITORY=tender-grader/tender -e GITHUB_SHA="$(git rev-parse HEAD 2>/dev/null || echo 0000000000000000000000000000000000000000)" \
-		-e GITHUB_RUN_ID=1 "$@" "$IMAGE"
 }
 
 build_base
@@ -123,37 +113,18 @@ build_go
 build_image
 
 log "tender --help in the image"
-docker run --rm "$IMAGE" --help >"$WORK/help.txt" || die "tender --help failed"
+docker run --rm --network none "$IMAGE" --help >"$WORK/help.txt" || die "tender --help failed"
 grep -q '^Usage: tender' "$WORK/help.txt" || die "tender --help printed no usage"
 
 workspace
 log "tender validate $SUITE in the image"
-docker run --rm -v "$WORK/ws":/github/workspace -w /github/workspace "$IMAGE" validate "$SUITE" || die "validate failed"
+docker run --rm --network none -v "$WORK/ws":/github/workspace -w /github/workspace "$IMAGE" validate "$SUITE" || die "validate failed"
 
 if [[ ${TENDER_ACTION_GRADE:-1} == 0 ]]; then
 	log "grade skipped (TENDER_ACTION_GRADE=0)"
 	exit 0
 fi
 
-log "the verifier image on the host engine"
-docker image inspect tender-verifier/pytest >/dev/null 2>&1 || go run . image build || die "building the verifier image failed"
-
-log "the Action grades $SUITE in the image against the host engine"
-run_action -e INPUT_COMMAND=grade -e INPUT_SUITE="$SUITE" -e INPUT_OUT=tender-out -e INPUT_FAIL-ON=error ||
-	die "the Action's grade failed"
-cat "$WORK/ws/.runner/output" >&2
-grep -q '^total<<' "$WORK/ws/.runner/output" || die "the Action set no outputs"
-grep -q . "$WORK/ws/.runner/summary" || die "the Action wrote no job summary"
-
-log "verify the bundle the container wrote, on the host"
-go run . verify "$WORK/ws/tender-out" || die "the bundle does not verify"
-python3 - "$WORK/ws/tender-out/results.json" <<'PY' || die "results check failed"
-import json, sys
-r = json.load(open(sys.argv[1]))
-bad = [p["id"] for p in r["pairs"] for c in p.get("checks", []) if c["backend"] != "docker" or not c["isolated"]]
-missed = [p["id"] for p in r["pairs"] if p.get("expect_met") is False]
-print("pairs:", len(r["pairs"]), "counts:", r["counts"])
-if bad: sys.exit("checks not isolated in docker: %s" % bad)
-if missed: sys.exit("expectations not met: %s" % missed)
-PY
-log "ok: image $IMAGE built from local bases and graded $SUITE"
+# The consumer path: the image grades the suite on an engine with no verifier image, builds
+# that image itself, then grades again from the image cache (.ci/action-consumer.sh).
+IMAGE=$IMAGE SUITE=$SUITE bash .ci/action-consumer.sh
