@@ -1,8 +1,12 @@
 package pyboot
 
 import (
+	"bytes"
+	"compress/zlib"
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -18,6 +22,7 @@ import (
 
 	"github.com/tender-grader/tender/internal/hostpython"
 	"github.com/tender-grader/tender/report/junit"
+	"github.com/tender-grader/tender/sandbox"
 )
 
 // These tests run the bootstrap's Python on the host's python3 with pytest (see hostpython): the
@@ -62,11 +67,53 @@ func TestBootSource(t *testing.T) {
 			t.Errorf("a source must be its files and end with %q", src.tail)
 		}
 	}
-	if Command()[4] != bootstrap || string(PlantFiles(nil, true)["plant.py"]) != planter {
+	if unload(t, Command()[4]) != bootstrap || string(PlantFiles(nil, true)["plant.py"]) != planter {
 		t.Errorf("the command and the plant step must carry the sources")
 	}
 	if !strings.HasPrefix(bootstrap, "# Tender's pytest bootstrap.") {
 		t.Errorf("the source must begin with main.py's header, which says what runs first")
+	}
+}
+
+// unload is the source a loader carries.
+func unload(t *testing.T, loader string) string {
+	t.Helper()
+	_, enc, _ := strings.Cut(loader, "a2b_base64(b'")
+	enc, _, _ = strings.Cut(enc, "'")
+	z, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := zlib.NewReader(bytes.NewReader(z))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(src)
+}
+
+// TestCommandFitsOneArgument: Linux refuses to exec a program with an argument string longer
+// than MAX_ARG_STRLEN (128 KiB: "argument list too long"). Every string of the verifier's argv,
+// and the argv quoted into one sh -c string as a suite's post commands quote it, keeps half of
+// that free. The loader runs on the host's python3 and reaches the bootstrap's first stage:
+// with nothing on its standard input, it reports that the configuration did not parse.
+func TestCommandFitsOneArgument(t *testing.T) {
+	const maxArgStrlen = 32 * 4096
+	for _, arg := range append(Command(), sandbox.ShellQuote(Command())) {
+		if len(arg) > maxArgStrlen/2 {
+			t.Errorf("an argument string of the command is %d bytes; keep it under %d", len(arg), maxArgStrlen/2)
+		}
+	}
+	py := hostpython.Find(t)
+	cmd := exec.Command(py, Command()[1:]...)
+	cmd.Env = hostEnv(t.TempDir())
+	cmd.Stdin = strings.NewReader("")
+	out, _ := cmd.CombinedOutput()
+	if !strings.Contains(string(out), "TENDER-CONTROL") || !strings.Contains(string(out), `"stage":"config"`) {
+		t.Errorf("the loader did not run the bootstrap to its configuration stage:\n%s", out)
 	}
 }
 

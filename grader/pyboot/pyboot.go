@@ -11,8 +11,11 @@
 package pyboot
 
 import (
+	"bytes"
+	"compress/zlib"
 	"crypto/rand"
 	"embed"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -35,11 +38,26 @@ var (
 	planterOrder = []string{"held.py", "sentinels.py", "plant.py", "plantstart.py"}
 )
 
-// bootstrap is the source the verifier runs with python3 -c; planter the planter's.
+// bootstrap is the source the verifier runs, through loader, with python3 -c; planter the
+// planter's.
 var (
 	bootstrap = join(bootOrder)
+	loader    = load(bootstrap)
 	planter   = join(planterOrder)
 )
+
+// load is the -c argument that runs src: src zlib-compressed in base64, compiled as "<string>"
+// as -c's own source is. Linux takes at most 128 KiB (MAX_ARG_STRLEN) in one argument string;
+// the joined source is near that, and a suite's post commands quote the whole argv into one sh
+// -c string, so the source cannot travel as it is. base64 holds no quote and no backslash.
+func load(src string) string {
+	var z bytes.Buffer
+	w, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
+	w.Write([]byte(src)) // a bytes.Buffer takes every write
+	w.Close()
+	return "import zlib, binascii\nexec(compile(zlib.decompress(binascii.a2b_base64(b'" +
+		base64.StdEncoding.EncodeToString(z.Bytes()) + "')), '<string>', 'exec'))\n"
+}
 
 func join(order []string) string {
 	var b strings.Builder
@@ -203,15 +221,15 @@ func (c Config) Stdin() []byte {
 	return b
 }
 
-// Command is the verifier's argv: the bootstrap under python3 -I (no PYTHON* variable, no
-// user site, no script directory on sys.path) and -B (no bytecode written).
+// Command is the verifier's argv: the bootstrap (its loader) under python3 -I (no PYTHON*
+// variable, no user site, no script directory on sys.path) and -B (no bytecode written).
 func Command() []string {
 	return CommandWith("python3")
 }
 
 // CommandWith is Command with the image's test interpreter (a conda environment's python).
 func CommandWith(python string) []string {
-	return []string{python, "-I", "-B", "-c", bootstrap}
+	return []string{python, "-I", "-B", "-c", loader}
 }
 
 // ProjectCopySource is the Python source of drop_project_copy (boot/project_copy.py), for the
