@@ -82,7 +82,7 @@ func TestInterruptAndResume(t *testing.T) {
 		t.Fatalf("interrupted grade: %v, want exit %d\n%s", err, cli.ExitInterrupted, stderr.String())
 	}
 	if left := containersOf(t, cmd.Process.Pid); len(left) > 0 {
-		t.Errorf("containers of the interrupted run are left: %v", left)
+		t.Errorf("containers of the interrupted run are left: %v\n%s", left, stderr.String())
 	}
 	kept, err := report.ReadResults(jsonl)
 	if err != nil {

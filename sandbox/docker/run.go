@@ -116,13 +116,22 @@ func (d *Backend) startBox(ctx context.Context, spec sandbox.Spec, lim sandbox.L
 		return nil, nil, fmt.Errorf("%w: inspect image %s: %w", ErrEngine, spec.Image, err)
 	}
 	b := &box{name: containerName(spec.Name), imageID: img.ID}
-	created, err := d.cli.ContainerCreate(sctx, client.ContainerCreateOptions{
+	// The create is not cancelled with ctx: an engine that has the request may make the
+	// container after the client gave up on it, and after Close listed the session's
+	// containers. Its answer names the container, which the failed stage below removes.
+	cctx, ccancel := d.cleanupContext(sctx)
+	created, err := d.cli.ContainerCreate(cctx, client.ContainerCreateOptions{
 		Config: containerConfig(spec, d.self, d.session), HostConfig: hostConfig(lim), Name: b.name,
 	})
+	ccancel()
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: create container for %s: %w", ErrEngine, spec.Name, err)
 	}
 	b.id = created.ID
+	if err := sctx.Err(); err != nil {
+		d.removeBox(ctx, b)
+		return nil, nil, err
+	}
 	planted, err := d.receive(sctx, b, spec)
 	if err != nil {
 		if d.killedOutside(ctx, b) {
