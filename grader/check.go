@@ -12,6 +12,7 @@ import (
 	"github.com/tender-grader/tender/grader/pyboot"
 	"github.com/tender-grader/tender/grader/restore"
 	"github.com/tender-grader/tender/grader/suite"
+	"github.com/tender-grader/tender/internal/phase"
 	"github.com/tender-grader/tender/internal/scratch"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/junit"
@@ -45,7 +46,9 @@ func (pl *pipeline) check(ctx context.Context, name string, ids []string) (*chec
 	defer scratch.Remove(root)
 	tree, support := filepath.Join(root, "workspace"), filepath.Join(root, "support")
 
+	done := phase.Start(ctx, "grader: materialize")
 	fp, err := pl.repo.repo.Materialize(ctx, pl.executed, tree)
+	done()
 	if err != nil {
 		if errors.Is(err, gitsafe.ErrUnsafeTree) {
 			return cr, stop(report.CodeUnsafeTree, err.Error())
@@ -54,17 +57,22 @@ func (pl *pipeline) check(ctx context.Context, name string, ids []string) (*chec
 	}
 	cr.Fingerprint = report.Fingerprint{Commit: fp.Commit, Tree: fp.Tree, IndexDigest: fp.IndexDigest, Clean: fp.Clean}
 	links := linkTable(fp)
-	if err := pl.applyCandidate(ctx, tree, cr, links); err != nil {
-		return cr, err
+	done = phase.Start(ctx, "grader: apply, restore, evaluator files")
+	err = pl.applyCandidate(ctx, tree, cr, links)
+	if err == nil {
+		cr.reset, err = pl.restore(ctx, tree)
 	}
-	if cr.reset, err = pl.restore(ctx, tree); err != nil {
-		return cr, err
+	if err == nil {
+		err = pl.addEvaluatorFiles(ctx, tree, support, links)
 	}
-	if err := pl.addEvaluatorFiles(ctx, tree, support, links); err != nil {
+	done()
+	if err != nil {
 		return cr, err
 	}
 	spec, boot := pl.spec(name, tree, support, ids, links)
+	done = phase.Start(ctx, "verifier (every container phase)")
 	res, err := pl.opts.Backend.Run(ctx, spec)
+	done()
 	switch {
 	case errors.Is(err, sandbox.ErrStep):
 		return cr, stop(report.CodeBootstrap, err.Error())
@@ -75,6 +83,7 @@ func (pl *pipeline) check(ctx context.Context, name string, ids []string) (*chec
 	if res.Killed {
 		return cr, stop(report.CodeVerifierKilled, "the verifier died of a signal Tender did not send; no verdict")
 	}
+	defer phase.Start(ctx, "grader: judge")()
 	return cr, pl.judge(cr, res, tree, ids, boot)
 }
 

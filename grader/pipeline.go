@@ -15,6 +15,7 @@ import (
 	"github.com/tender-grader/tender/gitsafe"
 	"github.com/tender-grader/tender/grader/integrity"
 	"github.com/tender-grader/tender/grader/suite"
+	"github.com/tender-grader/tender/internal/phase"
 	"github.com/tender-grader/tender/internal/scratch"
 	"github.com/tender-grader/tender/report"
 )
@@ -108,12 +109,15 @@ func checksVerdict(failed bool, rs []report.Reason) report.Verdict {
 }
 
 func (pl *pipeline) run(ctx context.Context, start time.Time) report.PairResult {
+	defer phase.Start(ctx, "pair")()
 	r := newResult(pl.pair, start)
 	defer pl.cleanup()
+	done := phase.Start(ctx, "grader: prepare")
 	err := pl.prepare(ctx, &r)
 	if err == nil {
 		err = pl.resolveTestIDs(ctx, &r)
 	}
+	done()
 	if err == nil {
 		err = pl.runChecks(ctx, &r)
 	}

@@ -53,7 +53,7 @@ func gradeOK(t *testing.T, suite string, flags ...string) ([]report.PairResult, 
 }
 
 // copyDir copies a fixture suite so a test can break it without touching the tree.
-func copyDir(t *testing.T, src string) string {
+func copyDir(t testing.TB, src string) string {
 	t.Helper()
 	dst := t.TempDir()
 	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
@@ -109,7 +109,7 @@ func gitIn(t *testing.T, dir string, stdin string, args ...string) string {
 }
 
 // readSuiteDoc reads a suite's tender.yaml, so a test can rewrite its pairs.
-func readSuiteDoc(t *testing.T, suiteDir string) suite.SuiteDoc {
+func readSuiteDoc(t testing.TB, suiteDir string) suite.SuiteDoc {
 	t.Helper()
 	var doc suite.SuiteDoc
 	if err := yaml.Unmarshal([]byte(clitest.ReadFile(t, filepath.Join(suiteDir, "tender.yaml"))), &doc); err != nil {
@@ -118,7 +118,7 @@ func readSuiteDoc(t *testing.T, suiteDir string) suite.SuiteDoc {
 	return doc
 }
 
-func writeSuiteDoc(t *testing.T, suiteDir string, doc suite.SuiteDoc) {
+func writeSuiteDoc(t testing.TB, suiteDir string, doc suite.SuiteDoc) {
 	t.Helper()
 	data, err := yaml.Marshal(doc)
 	if err != nil {

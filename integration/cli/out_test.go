@@ -233,7 +233,7 @@ func TestOutRemovedMidRun(t *testing.T) {
 }
 
 // orderedSuite is the demo suite with the given pairs, in that order, as p0, p1, ...
-func orderedSuite(t *testing.T, kinds ...string) string {
+func orderedSuite(t testing.TB, kinds ...string) string {
 	t.Helper()
 	suiteDir := copyDir(t, repoRoot+"/fixtures/demo")
 	doc := readSuiteDoc(t, suiteDir)

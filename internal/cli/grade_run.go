@@ -16,6 +16,7 @@ import (
 	"github.com/tender-grader/tender/grader"
 	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/grader/swebench"
+	"github.com/tender-grader/tender/internal/phase"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/bundle"
 	"github.com/tender-grader/tender/sandbox"
@@ -46,6 +47,7 @@ func (g *gradeRun) grade(ctx context.Context, opts grader.Options) ([]report.Pai
 	g.w = w
 	g.kept.Store(int64(len(opts.Skip)))
 	opts.Sink = func(r report.PairResult) error {
+		defer phase.Start(ctx, "record (results.jsonl)")()
 		err := w.Append(r)
 		if err == nil {
 			g.kept.Add(1)

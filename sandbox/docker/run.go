@@ -14,6 +14,7 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
+	"github.com/tender-grader/tender/internal/phase"
 	"github.com/tender-grader/tender/sandbox"
 )
 
@@ -44,7 +45,11 @@ func (d *Backend) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, 
 	if err != nil {
 		return nil, err
 	}
-	defer d.removeBox(ctx, b)
+	defer func() {
+		done := phase.Start(ctx, "container: remove")
+		d.removeBox(ctx, b)
+		done()
+	}()
 	res := &sandbox.Result{Backend: "docker", Isolated: true, ImageID: b.imageID}
 	stdout, stderr := sandbox.NewCapWriter(lim.OutputBytes), sandbox.NewCapWriter(lim.OutputBytes)
 	defer func() { res.Stdout, res.Stderr = stdout.Capture(), stderr.Capture() }()
@@ -72,10 +77,13 @@ func (d *Backend) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, 
 		}
 	}
 	e := execSpec{argv: boxLayout.Expand(spec.Command), env: boxLayout.Environ(spec.Env), as: asVerifier}
+	done := phase.Start(ctx, "container: test command")
 	out, err := d.runExecStdin(ctx, b, e, stdin, lim, res, stdout, stderr, deadline)
+	done()
 	if err == nil && out.ended {
 		res.ExitCode = out.code
 	}
+	defer phase.Start(ctx, "container: collect")()
 	return d.finish(ctx, b, lim, res, out, err)
 }
 
@@ -103,6 +111,7 @@ func (d *Backend) finish(ctx context.Context, b *box, lim sandbox.Limits, res *s
 func (d *Backend) startBox(ctx context.Context, spec sandbox.Spec, lim sandbox.Limits) (*box, []byte, error) {
 	sctx, cancel := context.WithTimeout(ctx, d.SetupTimeout)
 	defer cancel()
+	done := phase.Start(ctx, "container: create")
 	img, err := d.cli.ImageInspect(sctx, spec.Image)
 	if err != nil {
 		if cerrdefs.IsNotFound(err) {
@@ -124,6 +133,7 @@ func (d *Backend) startBox(ctx context.Context, spec sandbox.Spec, lim sandbox.L
 		Config: containerConfig(spec, d.self, d.session), HostConfig: hostConfig(lim), Name: b.name,
 	})
 	ccancel()
+	done()
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: create container for %s: %w", ErrEngine, spec.Name, err)
 	}
@@ -132,7 +142,9 @@ func (d *Backend) startBox(ctx context.Context, spec sandbox.Spec, lim sandbox.L
 		d.removeBox(ctx, b)
 		return nil, nil, err
 	}
+	done = phase.Start(ctx, "container: start, stream, plant")
 	planted, err := d.receive(sctx, b, spec)
+	done()
 	if err != nil {
 		if d.killedOutside(ctx, b) {
 			err = errKilledOutside

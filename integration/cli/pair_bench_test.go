@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tender-grader/tender/internal/cli"
+	"github.com/tender-grader/tender/internal/clitest"
+	"github.com/tender-grader/tender/internal/phase"
+)
+
+// BenchmarkPairAgainstBareLoop grades the demo's gold pair at concurrency 1, in process through
+// cli.Main, against the bare hardened loop that does the same two checks with nothing of
+// Tender's (for each check: git archive | tar -x, git apply of the test patch and the fix, and
+// docker run --rm --network none, without capabilities, of pytest on the check's tests, over a
+// read-only bind mount). The two alternate, one pair of runs an iteration (use -benchtime 5x),
+// and it reports the median of the pairwise ratios, and logs each phase's median wall and CPU
+// time per run (internal/phase) beside the bare loop's.
+func BenchmarkPairAgainstBareLoop(b *testing.B) {
+	suiteDir := orderedSuite(b, "gold-fix")
+	repo := clitest.DemoClone(b, repoRoot)
+	doc := readSuiteDoc(b, suiteDir)
+	gold := doc.Pairs[0]
+	patches := []string{filepath.Join(suiteDir, gold.TestPatch), filepath.Join(suiteDir, gold.Patch)}
+	image := doc.Verifier.Image
+	bare := func() time.Duration {
+		return bareCheck(b, repo, image, patches, *gold.FailToPass) + bareCheck(b, repo, image, patches, *gold.PassToPass)
+	}
+	grade := func(p *phase.Profile) time.Duration {
+		out := filepath.Join(b.TempDir(), "out")
+		start := time.Now()
+		var stdout, stderr strings.Builder
+		code := cli.Main(phase.With(context.Background(), p), "dev",
+			[]string{"grade", suiteDir, "--out", out, "--concurrency", "1"},
+			[]string{"PATH=" + os.Getenv("PATH")}, strings.NewReader(""), &stdout, &stderr)
+		if code != cli.ExitOK {
+			b.Fatalf("grade: exit %d\n%s", code, stderr.String())
+		}
+		return time.Since(start)
+	}
+	grade(&phase.Profile{}) // warm: the image's digest, the page cache
+	bare()
+	var tender, base, ratios []float64
+	var profiles []*phase.Profile
+	for i := 0; b.Loop(); i++ {
+		p := &phase.Profile{}
+		var t, l time.Duration
+		if i%2 == 0 {
+			t, l = grade(p), bare()
+		} else {
+			l, t = bare(), grade(p)
+		}
+		profiles = append(profiles, p)
+		tender, base = append(tender, t.Seconds()), append(base, l.Seconds())
+		ratios = append(ratios, t.Seconds()/l.Seconds())
+	}
+	b.ReportMetric(median(tender), "s/tender-pair")
+	b.ReportMetric(median(base), "s/bare-pair")
+	b.ReportMetric(median(ratios), "ratio")
+	b.Logf("ratios %.2f; one pair, median of %d runs:\n%s", ratios, len(profiles), profileTable(profiles,
+		median(tender), median(base)))
+}
+
+// profileTable is the median of each phase over the runs, as a Markdown table: wall and CPU
+// per run (a phase timed twice a pair, once a check, is the sum of both), the whole grade and
+// the bare loop's pair last.
+func profileTable(profiles []*phase.Profile, whole, bare float64) string {
+	var names []string
+	walls, cpus, counts := map[string][]float64{}, map[string][]float64{}, map[string]int{}
+	for _, p := range profiles {
+		for _, r := range p.Rows() {
+			if _, ok := walls[r.Name]; !ok {
+				names = append(names, r.Name)
+			}
+			walls[r.Name] = append(walls[r.Name], r.Wall.Seconds())
+			cpus[r.Name] = append(cpus[r.Name], r.CPU.Seconds())
+			counts[r.Name] = r.Count
+		}
+	}
+	var t strings.Builder
+	t.WriteString("| phase | times a pair | wall (ms) | Tender's CPU (ms) |\n| --- | ---: | ---: | ---: |\n")
+	for _, n := range names {
+		fmt.Fprintf(&t, "| %s | %d | %.0f | %.0f |\n", n, counts[n], 1000*median(walls[n]), 1000*median(cpus[n]))
+	}
+	fmt.Fprintf(&t, "| the whole grade (cli.Main) | 1 | %.0f | |\n| the bare loop's pair | 1 | %.0f | |\n",
+		1000*whole, 1000*bare)
+	return t.String()
+}
+
+func median(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// bareCheck is one check of the bare loop: a fresh tree from git archive, the test patch and
+// the fix applied with git apply, and pytest on ids in a new hardened container.
+func bareCheck(b *testing.B, repo, image string, patches, ids []string) time.Duration {
+	start := time.Now()
+	ws := b.TempDir()
+	archive := fmt.Sprintf("git -C %s archive %s | tar -x -C %s", repo, clitest.DemoBase, ws)
+	if out, err := exec.Command("sh", "-c", archive).CombinedOutput(); err != nil {
+		b.Fatalf("%s: %v\n%s", archive, err, out)
+	}
+	for _, p := range patches {
+		cmd := exec.Command("git", "apply", p)
+		cmd.Dir = ws
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git apply %s: %v\n%s", p, err, out)
+		}
+	}
+	args := []string{"run", "--rm", "--network", "none", "--cap-drop", "ALL", "--security-opt",
+		"no-new-privileges", "--pids-limit", "512", "--memory", "2g", "--read-only", "--tmpfs", "/tmp",
+		"-e", "PYTHONDONTWRITEBYTECODE=1", "-v", ws + ":/workspace:ro", "-w", "/workspace", image,
+		"python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml=/tmp/junit.xml"}
+	out, err := exec.Command("docker", append(args, ids...)...).CombinedOutput()
+	if err != nil {
+		b.Fatalf("docker run pytest: %v\n%s", err, out)
+	}
+	return time.Since(start)
+}
