@@ -108,7 +108,11 @@ def preload(plugins):
 
 def mark_absent():
     """Every standard-library (and pytest-optional) name that the image lacks is marked
-    missing, so no file of the workspace can ever be imported under that name."""
+    missing, so no file of the workspace can ever be imported under that name. sys.path's own
+    finder asks first: a name it finds is there, and the meta path's finders are asked only
+    for the others. (setuptools' distutils hook imports setuptools when asked for distutils,
+    about 110 ms and a changed environment, for a name the standard library has up to 3.11.)"""
+    import importlib.machinery
     import importlib.util
 
     names = set(stdlib_names()) | set(PYTEST_OPTIONAL)
@@ -116,7 +120,8 @@ def mark_absent():
         if name in sys.modules:
             continue
         try:
-            found = importlib.util.find_spec(name) is not None
+            found = importlib.machinery.PathFinder.find_spec(name) is not None or \
+                importlib.util.find_spec(name) is not None
         except (ImportError, ValueError):
             found = False
         if not found:
