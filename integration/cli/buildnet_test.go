@@ -117,15 +117,17 @@ func hostIPv4(t *testing.T) []string {
 	return out
 }
 
-// writeNetSuite makes a suite whose environments build on a debian environment with pip:
-// fetch installs tinypkg from the index (allowed), offlist from an index page that links a
-// host off the list, direct connects straight to the index without the proxy. A pair runs
-// in each, and its test imports tinypkg.
+// writeNetSuite makes a suite whose environments build on a debian environment with pip (and
+// python3-tz): fetch installs tinypkg from the index (allowed), offlist from an index page
+// that links a host off the list, direct connects straight to the index without the proxy. A
+// pair runs in each, and its test imports tinypkg; a pair in the debian environment itself
+// imports pytz, a package of the environment's Debian list.
 func writeNetSuite(t *testing.T, ix *packageIndex) string {
 	t.Helper()
 	dir := t.TempDir()
 	base := bundleRepo(t, map[string]string{
 		"tests/test_tiny.py": "import tinypkg\n\n\ndef test_greet():\n    assert tinypkg.greet() == \"hello from tinypkg\"\n",
+		"tests/test_tz.py":   "import pytz\n\n\ndef test_utc():\n    assert pytz.utc.zone == \"UTC\"\n",
 	}, filepath.Join(dir, "repos", "tiny.bundle"))
 	allow := fmt.Sprintf("127.0.0.1:%d", ix.port)
 	pip := func(index string) string {
@@ -137,7 +139,7 @@ func writeNetSuite(t *testing.T, ix *packageIndex) string {
 		"        socket.create_connection((a, %d), timeout=5).close()\n        print('REACHED', a)\n        ok = True\n"+
 		"    except OSError as e:\n        print('unreachable', a, e)\nsys.exit(0 if ok else 1)\n",
 		strings.Join(hostIPv4(t), " "), ix.port)
-	manifest := "name: net\nversion: \"1\"\nenvironments:\n  pip:\n    debian: {packages: [python3-pip]}\n"
+	manifest := "name: net\nversion: \"1\"\nenvironments:\n  pip:\n    debian: {packages: [python3-pip, python3-tz]}\n"
 	for _, env := range []string{"fetch", "offlist", "direct"} {
 		manifest += fmt.Sprintf("  %s:\n    dockerfile: envs/%s/Dockerfile\n    from: pip\n    network:\n"+
 			"      allow: [\"%s\"]\n", env, env, allow)
@@ -147,6 +149,8 @@ func writeNetSuite(t *testing.T, ix *packageIndex) string {
 		manifest += fmt.Sprintf("  - {id: in-%s, repository: tiny, environment: %s, base_commit: %s, issue: issue.md, "+
 			"patch: notes.diff, fail_to_pass: [tests/test_tiny.py::test_greet]}\n", env, env, base)
 	}
+	manifest += fmt.Sprintf("  - {id: in-pip, repository: tiny, environment: pip, base_commit: %s, issue: issue.md, "+
+		"patch: notes.diff, fail_to_pass: [tests/test_tz.py::test_utc]}\n", base)
 	clitest.WriteFiles(t, dir, map[string]string{"tender.yaml": manifest, "issue.md": "Needs tinypkg.\n",
 		"notes.diff":              "diff --git a/NOTES b/NOTES\nnew file mode 100644\n--- /dev/null\n+++ b/NOTES\n@@ -0,0 +1 @@\n+tiny\n",
 		"envs/fetch/Dockerfile":   pip("simple"),
@@ -162,7 +166,10 @@ func writeNetSuite(t *testing.T, ix *packageIndex) string {
 // in the bundle, and the pair that imports it is resolved. A link to a host off the list fails
 // its build with a line naming the refused request and pip's own error; a step that connects
 // straight to the index (every address of the host) reaches nothing. The index never sees a
-// connection but the proxy's.
+// connection but the proxy's. The debian environment is removed first, so it really builds
+// with debootstrap from --mirror and --keyring (this machine's Debian mirror, or CI's
+// DEBIAN_MIRROR), and a pair that imports one of its Debian packages is resolved in it: the
+// one cold debootstrap build of this package (TestImageBuildWithMirror checks the flags).
 func TestBuildNetwork(t *testing.T) {
 	ix := startPackageIndex(t)
 	dir := writeNetSuite(t, ix)
@@ -170,8 +177,11 @@ func TestBuildNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, env := range []string{"fetch", "offlist", "direct"} {
+	for _, env := range []string{"fetch", "offlist", "direct", "pip"} {
 		ref := s.Environments[env].Ref // named by the allowlist, so by the port: this test's own
+		if env == "pip" {
+			exec.Command("docker", "image", "rm", "-f", ref).Run()
+		}
 		t.Cleanup(func() { exec.Command("docker", "image", "rm", "-f", ref).Run() })
 	}
 	mirror := debianMirror(t)
@@ -184,8 +194,8 @@ func TestBuildNetwork(t *testing.T) {
 		built[f[0]] = f[2]
 	}
 	if code != cli.ExitFailure || !strings.HasPrefix(built["fetch"], "sha256:") ||
-		!strings.HasPrefix(built["pip"], "sha256:") {
-		t.Fatalf("image build --suite: exit %d, want 1 with pip and fetch built", code)
+		!strings.HasPrefix(built["pip"], "sha256:") || !strings.Contains(stderr, "debootstrap") {
+		t.Fatalf("image build --suite: exit %d, want 1 with pip (by debootstrap) and fetch built", code)
 	}
 	refused := fmt.Sprintf("the build network refused GET files.example.test:%d/files/%s (files.example.test:%d "+
 		"is not in environments.offlist.network.allow (127.0.0.1:%d))", ix.port, wheelName, ix.port, ix.port)
@@ -205,9 +215,13 @@ func TestBuildNetwork(t *testing.T) {
 	if code != cli.ExitOK {
 		t.Fatalf("grade: exit %d\n%s%s", code, stdout, stderr)
 	}
-	for _, r := range clitest.ReadResults(t, out).Pairs {
+	results := clitest.ReadResults(t, out).Pairs
+	if len(results) != 4 {
+		t.Errorf("grade recorded %d pairs, want 4", len(results))
+	}
+	for _, r := range results {
 		want := report.Error
-		if r.ID == "in-fetch" {
+		if r.ID == "in-fetch" || r.ID == "in-pip" {
 			want = report.Resolved
 		}
 		if r.Verdict != want {
