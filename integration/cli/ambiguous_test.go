@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tender-grader/tender/grader/swebench"
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
@@ -36,7 +37,7 @@ func TestRealWorldCutIDsNamingSeveralTests(t *testing.T) {
 		t.Fatal(err)
 	}
 	clone := filepath.Join(work, "clone")
-	gitIn(t, work, "", "clone", "-q", bundle, clone)
+	e2e.GitIn(t, work, "", "clone", "-q", bundle, clone)
 	instances := filepath.Join(work, "instances.jsonl")
 	for _, line := range strings.Split(clitest.ReadFile(t, filepath.Join(fixture, "instances.jsonl")), "\n") {
 		if strings.Contains(line, `"instance_id": "`+instance+`"`) {
@@ -52,13 +53,13 @@ func TestRealWorldCutIDsNamingSeveralTests(t *testing.T) {
 		out := filepath.Join(work, name)
 		args := append([]string{"import", "swebench", "--instances", instances, "--env", env,
 			"--repo", id + "=" + clone, "--out", out}, flags...)
-		if stdout, stderr, code := runTender(t, args...); code != cli.ExitOK {
+		if stdout, stderr, code := e2e.RunTender(t, args...); code != cli.ExitOK {
 			t.Fatalf("import %v: exit %d\n%s%s", flags, code, stdout, stderr)
 		}
 		return out
 	}
 
-	results, out := gradeOK(t, importSuite("default"))
+	results, out := e2e.GradeOK(t, importSuite("default"))
 	r := results[0]
 	if r.Verdict != report.Error || r.Reasons[0].Code != report.CodeTestIDUnresolved ||
 		!strings.Contains(r.Reasons[0].Detail, "names 8 collected tests") {
@@ -78,7 +79,7 @@ func TestRealWorldCutIDsNamingSeveralTests(t *testing.T) {
 		t.Errorf("default: summary.md has no cut ID line:\n%s", md)
 	}
 
-	results, out = gradeOK(t, importSuite("all", "--ambiguous-ids", "all"))
+	results, out = e2e.GradeOK(t, importSuite("all", "--ambiguous-ids", "all"))
 	r = results[0]
 	if r.Verdict != report.Resolved || len(r.StandInTestIDs[f2pCut]) != 8 || len(r.StandInTestIDs[p2pCut]) != 6 ||
 		!slices.Equal(r.FailToPass, []string{f2pCut}) {
@@ -95,7 +96,7 @@ func TestRealWorldCutIDsNamingSeveralTests(t *testing.T) {
 	if len(r.Checks) == 0 || len(r.Checks[0].Tests) != 8 {
 		t.Errorf("all: the target check required %d tests, want the 8 stand-ins", len(r.Checks[0].Tests))
 	}
-	checkSWEBenchAgrees(t, out, results)
+	e2e.CheckSWEBenchAgrees(t, out, results)
 	t.Logf("all: %s, %d + %d stand-ins; notes %v", r.Verdict, len(r.StandInTestIDs[f2pCut]),
 		len(r.StandInTestIDs[p2pCut]), report.DistinctCodes(r.Reasons))
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tender-grader/tender/grader/suite"
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 )
@@ -110,8 +111,8 @@ func TestGradeApplyPoliciesInDocker(t *testing.T) {
 			applyExpect{report.Unresolved, report.CodePatchFailed, "", "fuzz"},
 			applyExpect{report.Unresolved, report.CodeTestFailed, "fuzz", ""}},
 	}
-	base := copyDir(t, demo)
-	doc := readSuiteDoc(t, base)
+	base := e2e.CopyDir(t, demo)
+	doc := e2e.ReadSuiteDoc(t, base)
 	i := slices.IndexFunc(doc.Pairs, func(p suite.PairDoc) bool { return p.ID == "gold-fix" })
 	template := doc.Pairs[i]
 	doc.Pairs = nil
@@ -123,10 +124,10 @@ func TestGradeApplyPoliciesInDocker(t *testing.T) {
 	}
 	for _, policy := range []string{"strict", "swebench"} {
 		t.Run(policy, func(t *testing.T) {
-			dir := copyDir(t, base)
+			dir := e2e.CopyDir(t, base)
 			doc.Apply = policy
-			writeSuiteDoc(t, dir, doc)
-			results, out := gradeOK(t, dir, "--concurrency", "2")
+			e2e.WriteSuiteDoc(t, dir, doc)
+			results, out := e2e.GradeOK(t, dir, "--concurrency", "2")
 			md := clitest.ReadFile(t, filepath.Join(out, "summary.md"))
 			for _, r := range results {
 				k := slices.IndexFunc(pairs, func(p applyCase) bool { return p.id == r.ID })

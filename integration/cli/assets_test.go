@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 )
@@ -27,7 +28,7 @@ new file mode 100644
 // run there; a candidate that touches their path is rejected; and what they print is withheld
 // from the results and the summary, which the candidate may read.
 func TestHiddenAssets(t *testing.T) {
-	suite := copyDir(t, repoRoot+"/fixtures/demo")
+	suite := e2e.CopyDir(t, repoRoot+"/fixtures/demo")
 	clitest.WriteFiles(t, suite, map[string]string{
 		"hidden/tests/test_hidden.py":     hiddenTest,
 		"pairs/touches-hidden/patch.diff": touchesHidden,
@@ -59,7 +60,7 @@ func TestHiddenAssets(t *testing.T) {
 	if err := os.WriteFile(manifest, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	results, out := gradeOK(t, suite)
+	results, out := e2e.GradeOK(t, suite)
 	for _, r := range results {
 		switch r.ID {
 		case "gold-fix":

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
@@ -18,11 +19,11 @@ import (
 // created once, then updated in place.
 func TestBaselineComparisonOfTheDemo(t *testing.T) {
 	keys := filepath.Join(t.TempDir(), "k")
-	if _, stderr, code := runTender(t, "keygen", "--out", keys); code != cli.ExitOK {
+	if _, stderr, code := e2e.RunTender(t, "keygen", "--out", keys); code != cli.ExitOK {
 		t.Fatalf("keygen: %s", stderr)
 	}
-	_, base := gradeOK(t, repoRoot+"/fixtures/demo", "--signing-key", keys+".key")
-	suiteDir := copyDir(t, repoRoot+"/fixtures/demo")
+	_, base := e2e.GradeOK(t, repoRoot+"/fixtures/demo", "--signing-key", keys+".key")
+	suiteDir := e2e.CopyDir(t, repoRoot+"/fixtures/demo")
 	gold := filepath.Join(suiteDir, "pairs/gold-fix/patch.diff")
 	wrong := filepath.Join(suiteDir, "pairs/wrong-fix/patch.diff")
 	goldPatch, wrongPatch := clitest.ReadFile(t, gold), clitest.ReadFile(t, wrong)
@@ -30,7 +31,7 @@ func TestBaselineComparisonOfTheDemo(t *testing.T) {
 	clitest.WriteFile(t, wrong, goldPatch)
 
 	out := filepath.Join(t.TempDir(), "out")
-	stdout, stderr, code := runTender(t, "grade", suiteDir, "--out", out, "--signing-key", keys+".key",
+	stdout, stderr, code := e2e.RunTender(t, "grade", suiteDir, "--out", out, "--signing-key", keys+".key",
 		"--baseline", base, "--baseline-key", keys+".pub")
 	counts := "1 regressed, 1 improved, 0 changed, 0 new, 0 gone, 4 unchanged"
 	if code != cli.ExitMismatch || !strings.Contains(stdout, counts) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 )
@@ -13,7 +14,7 @@ import (
 // onlyPairs copies a fixture suite and keeps only the named pairs in its manifest.
 func onlyPairs(t *testing.T, src string, ids ...string) string {
 	t.Helper()
-	suite := copyDir(t, src)
+	suite := e2e.CopyDir(t, src)
 	manifest := filepath.Join(suite, "tender.yaml")
 	data := clitest.ReadFile(t, manifest)
 	head, body, ok := strings.Cut(data, "\npairs:\n")
@@ -48,7 +49,7 @@ func onlyPairs(t *testing.T, src string, ids ...string) string {
 func TestKillParentAndForkRewriteAreForged(t *testing.T) {
 	suite := onlyPairs(t, repoRoot+"/fixtures/attacks", "r2-kill-parent", "r2-fork-rewrite")
 	out := filepath.Join(t.TempDir(), "out")
-	runTender(t, "grade", suite, "--out", out, "--concurrency", "1")
+	e2e.RunTender(t, "grade", suite, "--out", out, "--concurrency", "1")
 	results, err := report.ReadResults(filepath.Join(out, "results.jsonl"))
 	if err != nil {
 		t.Fatal(err)

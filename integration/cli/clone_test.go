@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
@@ -40,7 +41,7 @@ func TestGradeFromAHostileClone(t *testing.T) {
 	clone := clitest.DemoClone(t, repoRoot)
 	marker := filepath.Join(t.TempDir(), "canary-fired")
 	plantCanaries(t, clone, marker)
-	results, _ := gradeOK(t, repoRoot+"/fixtures/demo", "--repo", "calc="+clone, "--pinned")
+	results, _ := e2e.GradeOK(t, repoRoot+"/fixtures/demo", "--repo", "calc="+clone, "--pinned")
 	if _, err := os.Stat(marker); !os.IsNotExist(err) {
 		t.Fatal("a helper planted in the clone's .git ran")
 	}
@@ -67,14 +68,14 @@ func TestGradeRefusesADirtyOrMovedClone(t *testing.T) {
 	plantCanaries(t, dirty, marker)
 	clitest.WriteFiles(t, dirty, map[string]string{"calc/formatting.py": "# edited, not committed\n"})
 	moved := clitest.DemoClone(t, repoRoot)
-	gitIn(t, moved, "", "commit", "-q", "--allow-empty", "-m", "later")
+	e2e.GitIn(t, moved, "", "commit", "-q", "--allow-empty", "-m", "later")
 	for _, tc := range []struct{ name, clone, reason string }{
 		{"dirty", dirty, "source_dirty"},
 		{"moved", moved, "head_mismatch"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
-			_, _, code := runTender(
+			_, _, code := e2e.RunTender(
 				t,
 				"grade",
 				repoRoot+"/fixtures/demo",

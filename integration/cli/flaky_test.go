@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tender-grader/tender/grader/suite"
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/github"
@@ -82,19 +83,19 @@ var coinF2P = []string{
 // its pass_to_pass list, and the coin-fix attack. policy is the suite's flaky: key.
 func flakySuite(t *testing.T, policy string) string {
 	t.Helper()
-	suiteDir := copyDir(t, repoRoot+"/fixtures/demo")
+	suiteDir := e2e.CopyDir(t, repoRoot+"/fixtures/demo")
 	clone := clitest.DemoClone(t, repoRoot)
-	gitIn(t, clone, "", "apply", filepath.Join(suiteDir, "shared", "test.diff"))
+	e2e.GitIn(t, clone, "", "apply", filepath.Join(suiteDir, "shared", "test.diff"))
 	clitest.WriteFiles(t, clone, map[string]string{"tests/test_flaky.py": coinTests})
-	gitIn(t, clone, "", "add", "-A")
+	e2e.GitIn(t, clone, "", "add", "-A")
 	clitest.WriteFile(t, filepath.Join(suiteDir, "shared", "test-flaky.diff"),
-		gitIn(t, clone, "", "diff", "--cached", "--full-index"))
-	gitIn(t, clone, "", "reset", "-q", "--hard", clitest.DemoBase)
+		e2e.GitIn(t, clone, "", "diff", "--cached", "--full-index"))
+	e2e.GitIn(t, clone, "", "reset", "-q", "--hard", clitest.DemoBase)
 	clitest.WriteFiles(t, clone, map[string]string{"calc/formatting.py": coinFix})
 	clitest.WriteFile(t, filepath.Join(suiteDir, "pairs", "coin-fix", "patch.diff"),
-		gitIn(t, clone, "", "diff", "--full-index"))
+		e2e.GitIn(t, clone, "", "diff", "--full-index"))
 
-	doc := readSuiteDoc(t, suiteDir)
+	doc := e2e.ReadSuiteDoc(t, suiteDir)
 	i := slices.IndexFunc(doc.Pairs, func(p suite.PairDoc) bool { return p.ID == "gold-fix" })
 	gold := doc.Pairs[i]
 	gold.ID, gold.Expect, gold.TestPatch = "flaky-gold", "", "shared/test-flaky.diff"
@@ -103,7 +104,7 @@ func flakySuite(t *testing.T, policy string) string {
 	attack := doc.Pairs[i]
 	attack.ID, attack.Expect, attack.Patch, attack.FailToPass = "coin-fix", "", "pairs/coin-fix/patch.diff", &coinF2P
 	doc.Pairs, doc.Flaky = []suite.PairDoc{gold, attack}, policy
-	writeSuiteDoc(t, suiteDir, doc)
+	e2e.WriteSuiteDoc(t, suiteDir, doc)
 	return suiteDir
 }
 
@@ -115,7 +116,7 @@ func flakySuite(t *testing.T, policy string) string {
 func TestFlakyReruns(t *testing.T) {
 	for _, policy := range []string{suite.FlakyFailed, suite.FlakyExcluded} {
 		t.Run(policy, func(t *testing.T) {
-			results, _ := gradeOK(t, flakySuite(t, policy), "--reruns", "10", "--concurrency", "2")
+			results, _ := e2e.GradeOK(t, flakySuite(t, policy), "--reruns", "10", "--concurrency", "2")
 			byID := map[string]report.PairResult{}
 			for _, r := range results {
 				byID[r.ID] = r

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 )
@@ -14,7 +15,7 @@ import (
 func goModule(t *testing.T, verifierAndPairs func(base string) string) string {
 	t.Helper()
 	repo := t.TempDir()
-	gitIn(t, repo, "", "init", "-q")
+	e2e.GitIn(t, repo, "", "init", "-q")
 	clitest.WriteFiles(t, repo, map[string]string{
 		"go.mod":       "module example.com/calc\n\ngo 1.19\n",
 		"calc/calc.go": "package calc\n\nfunc Add(a, b int) int { return a - b }\n\nfunc Sub(a, b int) int { return a - b }\n",
@@ -22,15 +23,15 @@ func goModule(t *testing.T, verifierAndPairs func(base string) string) string {
 			"func TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(\"Add(2, 3) != 5\")\n\t}\n}\n\n" +
 			"func TestSub(t *testing.T) {\n\tt.Run(\"small\", func(t *testing.T) {\n\t\tif Sub(3, 2) != 1 {\n\t\t\tt.Fatal(\"Sub\")\n\t\t}\n\t})\n}\n",
 	})
-	gitIn(t, repo, "", "add", "-A")
-	gitIn(t, repo, "", "commit", "-qm", "base")
-	base := strings.TrimSpace(gitIn(t, repo, "", "rev-parse", "HEAD"))
+	e2e.GitIn(t, repo, "", "add", "-A")
+	e2e.GitIn(t, repo, "", "commit", "-qm", "base")
+	base := strings.TrimSpace(e2e.GitIn(t, repo, "", "rev-parse", "HEAD"))
 	suite := t.TempDir()
-	clitest.WriteFiles(t, suite, map[string]string{"repos/calc.fi": gitIn(t, repo, "", "fast-export", "--all")})
+	clitest.WriteFiles(t, suite, map[string]string{"repos/calc.fi": e2e.GitIn(t, repo, "", "fast-export", "--all")})
 	patch := func(body string) string {
 		clitest.WriteFiles(t, repo, map[string]string{"calc/calc.go": body})
-		d := gitIn(t, repo, "", "diff")
-		gitIn(t, repo, "", "checkout", "-q", "--", ".")
+		d := e2e.GitIn(t, repo, "", "diff")
+		e2e.GitIn(t, repo, "", "checkout", "-q", "--", ".")
 		return d
 	}
 	clitest.WriteFiles(t, suite, map[string]string{
@@ -83,7 +84,7 @@ func TestGoRunnerEndToEnd(t *testing.T) {
   disk: 512MiB
 ` + goPairs(base, ".")
 	})
-	results, _ := gradeOK(t, suite)
+	results, _ := e2e.GradeOK(t, suite)
 	for _, r := range results {
 		if r.ID == "bad" &&
 			(len(r.Checks) == 0 || r.Checks[0].Tests["example.com/calc/calc.TestAdd"] != report.TestFailed) {
@@ -110,7 +111,7 @@ func TestCommandRunnerGotestsum(t *testing.T) {
   disk: 512MiB
 ` + goPairs(base, "::")
 	})
-	results, _ := gradeOK(t, suite)
+	results, _ := e2e.GradeOK(t, suite)
 	for _, r := range results {
 		if r.ID == "bad" &&
 			(len(r.Checks) == 0 || r.Checks[0].Tests["example.com/calc/calc::TestAdd"] != report.TestFailed) {

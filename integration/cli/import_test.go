@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tender-grader/tender/grader/swebench"
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
@@ -36,7 +37,7 @@ func TestImportSWEBench(t *testing.T) {
 		{"instance_id": "acme__calc-3", "model_patch": "", "model_name_or_path": "model-x"},
 	})
 	suite := filepath.Join(work, "suite")
-	out, errOut, code := runTender(t, "import", "swebench", "--instances", filepath.Join(work, "instances.jsonl"),
+	out, errOut, code := e2e.RunTender(t, "import", "swebench", "--instances", filepath.Join(work, "instances.jsonl"),
 		"--predictions", filepath.Join(work, "preds.jsonl"), "--repo", "acme/calc="+clone, "--out", suite)
 	if code != cli.ExitOK {
 		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
@@ -57,7 +58,7 @@ func TestImportSWEBench(t *testing.T) {
 	}
 
 	bundle := filepath.Join(work, "graded")
-	out, errOut, code = runTender(t, "grade", suite, "--out", bundle, "--concurrency", "2")
+	out, errOut, code = e2e.RunTender(t, "grade", suite, "--out", bundle, "--concurrency", "2")
 	if code != cli.ExitOK {
 		t.Fatalf("grade: exit %d\n%s%s", code, out, errOut)
 	}

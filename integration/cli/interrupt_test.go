@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tender-grader/tender/grader/suite"
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
@@ -22,8 +23,8 @@ import (
 // not apply, an empty patch, a protected path), so the batch is large but quick.
 func manyPairs(t *testing.T, n int) string {
 	t.Helper()
-	suiteDir := copyDir(t, repoRoot+"/fixtures/demo")
-	doc := readSuiteDoc(t, suiteDir)
+	suiteDir := e2e.CopyDir(t, repoRoot+"/fixtures/demo")
+	doc := e2e.ReadSuiteDoc(t, suiteDir)
 	byID := map[string]suite.PairDoc{}
 	for _, p := range doc.Pairs {
 		byID[p.ID] = p
@@ -47,7 +48,7 @@ func manyPairs(t *testing.T, n int) string {
 		pairs = append(pairs, p)
 	}
 	doc.Pairs = pairs
-	writeSuiteDoc(t, suiteDir, doc)
+	e2e.WriteSuiteDoc(t, suiteDir, doc)
 	return suiteDir
 }
 
@@ -70,7 +71,7 @@ func TestInterruptAndResume(t *testing.T) {
 	jsonl := filepath.Join(out, "results.jsonl")
 	deadline := time.Now().Add(3 * time.Minute)
 	// Interrupt while a verifier of the run is up and some pairs have finished.
-	for time.Now().Before(deadline) && (countLines(jsonl) < 3 || len(containersOf(t, cmd.Process.Pid)) == 0) {
+	for time.Now().Before(deadline) && (e2e.CountLines(jsonl) < 3 || len(containersOf(t, cmd.Process.Pid)) == 0) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
@@ -124,7 +125,7 @@ func TestInterruptAndResume(t *testing.T) {
 	if left := containersOf(t, resume.Process.Pid); len(left) > 0 {
 		t.Errorf("containers of the resumed run are left: %v", left)
 	}
-	if _, _, code := runTender(t, "verify", out); code != cli.ExitOK {
+	if _, _, code := e2e.RunTender(t, "verify", out); code != cli.ExitOK {
 		t.Errorf("the resumed bundle does not verify")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 )
@@ -16,7 +17,7 @@ import (
 func TestVerdictOfAStatusDisabledReport(t *testing.T) {
 	fixture := clitest.ReadFile(t, filepath.Join(repoRoot, "report", "junit", "testdata", "status-disabled.xml"))
 	dir := t.TempDir()
-	base := bundleRepo(t, map[string]string{"report.xml": fixture, "README.md": "calc\n"},
+	base := e2e.BundleRepo(t, map[string]string{"report.xml": fixture, "README.md": "calc\n"},
 		filepath.Join(dir, "repos", "calc.bundle"))
 	patch := "diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-calc\n+calc, fixed\n"
 	pair := func(id, tests string) string {
@@ -32,7 +33,7 @@ func TestVerdictOfAStatusDisabledReport(t *testing.T) {
 			"pairs:\n" + pair("requires-disabled", `"calc::adds", "calc::disabled_test"`) +
 			pair("requires-ran", `"calc::adds", "calc::subtracts"`),
 	})
-	results, _ := gradeOK(t, dir)
+	results, _ := e2e.GradeOK(t, dir)
 	want := map[string]report.Verdict{"requires-disabled": report.Unresolved, "requires-ran": report.Resolved}
 	for _, r := range results {
 		t.Logf("%s: %s %v", r.ID, r.Verdict, report.DistinctCodes(r.Reasons))

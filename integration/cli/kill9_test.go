@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
@@ -56,8 +57,8 @@ func TestKill9CyclesThenResume(t *testing.T) {
 		// A random point of the run's progress: after k more pairs are recorded (0: before the
 		// first), then a random moment more, up to about a verifier's lifetime.
 		k := rng.IntN(6)
-		start := countLines(filepath.Join(out, report.ResultsJSONL))
-		for countLines(filepath.Join(out, report.ResultsJSONL)) < start+k && !closed(exited) {
+		start := e2e.CountLines(filepath.Join(out, report.ResultsJSONL))
+		for e2e.CountLines(filepath.Join(out, report.ResultsJSONL)) < start+k && !closed(exited) {
 			time.Sleep(20 * time.Millisecond)
 		}
 		delay := time.Duration(rng.Int64N(int64(3 * time.Second)))
@@ -134,7 +135,7 @@ func TestKill9CyclesThenResume(t *testing.T) {
 			containers,
 		)
 	}
-	if _, stderr, code := runTender(t, "verify", out); code != cli.ExitOK {
+	if _, stderr, code := e2e.RunTender(t, "verify", out); code != cli.ExitOK {
 		t.Errorf("the bundle does not verify:\n%s", stderr)
 	}
 }

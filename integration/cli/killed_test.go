@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 )
@@ -17,7 +18,7 @@ import (
 // the pair is an error (verifier_killed), never unresolved for a missing report.
 func TestVerifierKilledFromOutside(t *testing.T) {
 	bin := clitest.BuildTender(t, repoRoot)
-	suite := orderedSuite(t, "gold-fix")
+	suite := e2e.OrderedSuite(t, "gold-fix")
 	out := filepath.Join(t.TempDir(), "out")
 	cmd := exec.Command(bin, "grade", suite, "--out", out, "--concurrency", "1")
 	var stderr strings.Builder

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
 )
@@ -65,15 +66,15 @@ def format_percent(ratio, places=1):
 func TestNothingHiddenReachesCandidateOutputs(t *testing.T) {
 	const asset, testPatch = "TENDER-LEAK-MARKER-ASSET-7f3a", "TENDER-LEAK-MARKER-TESTPATCH-91c2"
 	clone := clitest.DemoClone(t, repoRoot)
-	gitIn(t, clone, clitest.ReadFile(t, repoRoot+"/fixtures/demo/shared/test.diff"), "apply", "-")
+	e2e.GitIn(t, clone, clitest.ReadFile(t, repoRoot+"/fixtures/demo/shared/test.diff"), "apply", "-")
 	tests := filepath.Join(clone, "tests", "test_formatting.py")
 	clitest.WriteFile(t, tests, "# "+testPatch+"\n"+clitest.ReadFile(t, tests))
-	leakTestPatch := gitIn(t, clone, "", "diff")
-	gitIn(t, clone, "", "checkout", "-q", "--", ".")
+	leakTestPatch := e2e.GitIn(t, clone, "", "diff")
+	e2e.GitIn(t, clone, "", "checkout", "-q", "--", ".")
 	clitest.WriteFile(t, filepath.Join(clone, "calc", "formatting.py"), leakyFormatting)
-	leakPatch := gitIn(t, clone, "", "diff")
+	leakPatch := e2e.GitIn(t, clone, "", "diff")
 
-	suite := copyDir(t, repoRoot+"/fixtures/demo")
+	suite := e2e.CopyDir(t, repoRoot+"/fixtures/demo")
 	clitest.WriteFiles(t, suite, map[string]string{
 		"hidden/tests/test_hidden.py": "# " + asset + "\nfrom calc.formatting import format_number\n\n\ndef test_hidden_oracle():\n    assert format_number(7) == \"7\"\n",
 		"pairs/leak/patch.diff":       leakPatch,
@@ -92,11 +93,11 @@ func TestNothingHiddenReachesCandidateOutputs(t *testing.T) {
     expect: unresolved
 `)
 	out := filepath.Join(t.TempDir(), "out")
-	stdout, stderr, code := runTender(t, "grade", suite, "--out", out, "--concurrency", "2")
+	stdout, stderr, code := e2e.RunTender(t, "grade", suite, "--out", out, "--concurrency", "2")
 	if code != cli.ExitOK {
 		t.Fatalf("grade: exit %d\n%s%s", code, stdout, stderr)
 	}
-	pubOut, pubErr, code := runTender(t, "publish", out)
+	pubOut, pubErr, code := e2e.RunTender(t, "publish", out)
 	if code != cli.ExitOK {
 		t.Fatalf("publish dry run: exit %d\n%s%s", code, pubOut, pubErr)
 	}

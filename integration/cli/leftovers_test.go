@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/clitest"
 )
 
@@ -33,8 +34,8 @@ func tenderDirs(t *testing.T, dir string) []string {
 // the next grade when it starts, as its containers are.
 func TestKilledRunLeavesNoTempDirs(t *testing.T) {
 	bin := clitest.BuildTender(t, repoRoot)
-	suite := orderedSuite(t, "gold-fix", "gold-fix")
-	for _, next := range [][]string{{"gc"}, {"grade", orderedSuite(t, "empty-patch"), "--out", filepath.Join(t.TempDir(), "next")}} {
+	suite := e2e.OrderedSuite(t, "gold-fix", "gold-fix")
+	for _, next := range [][]string{{"gc"}, {"grade", e2e.OrderedSuite(t, "empty-patch"), "--out", filepath.Join(t.TempDir(), "next")}} {
 		t.Run(next[0], func(t *testing.T) {
 			tmp := t.TempDir()
 			env := append(os.Environ(), "TMPDIR="+tmp)

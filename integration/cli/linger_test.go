@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 )
@@ -72,7 +73,7 @@ func TestTestProcessLeavesNoProcessBehind(t *testing.T) {
 	if err := os.WriteFile(patch, []byte(clitest.ReadFile(t, patch)+lingerPatch), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	results, out := gradeOK(t, suite)
+	results, out := e2e.GradeOK(t, suite)
 	if len(results) != 1 || results[0].Verdict != report.Resolved {
 		t.Fatalf("results %+v, want gold-fix resolved", results)
 	}

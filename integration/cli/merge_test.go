@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
@@ -27,7 +28,7 @@ func TestShardedGradeMergesToTheUnshardedVerdicts(t *testing.T) {
 	grade := func(out string, extra ...string) {
 		t.Helper()
 		args := append([]string{"grade", repoRoot + "/fixtures/demo", "--out", out, "--concurrency", "2"}, extra...)
-		if _, stderr, code := runTenderEnv(t, []string{"HOME=" + os.Getenv("HOME")}, args...); code != cli.ExitOK {
+		if _, stderr, code := e2e.RunTenderEnv(t, []string{"HOME=" + os.Getenv("HOME")}, args...); code != cli.ExitOK {
 			t.Fatalf("grade %v: exit %d\n%s", extra, code, stderr)
 		}
 	}
@@ -53,7 +54,7 @@ func TestShardedGradeMergesToTheUnshardedVerdicts(t *testing.T) {
 				shards = append(shards, dir)
 			}
 			out := filepath.Join(tmp, strings.Fields(tc.name)[0]+"-merged")
-			_, stderr, code := runTender(t, append([]string{"merge", "--out", out}, shards...)...)
+			_, stderr, code := e2e.RunTender(t, append([]string{"merge", "--out", out}, shards...)...)
 			if code != cli.ExitOK {
 				t.Fatalf("merge: exit %d\n%s", code, stderr)
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tender-grader/tender/grader/suite"
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
 )
@@ -20,22 +21,22 @@ func TestValidateNamesPythonMismatch(t *testing.T) {
 	work := t.TempDir()
 	clitest.WriteFiles(t, work, map[string]string{"calc.py": "import collections\n\n\ndef label(x):\n    return x\n\n\n" +
 		"def is_map(v):\n    return isinstance(v, collections.Mapping)\n"})
-	gitIn(t, work, "", "init", "-q", "-b", "main")
-	gitIn(t, work, "", "add", "-A")
-	gitIn(t, work, "", "commit", "-q", "-m", "base")
-	base := strings.TrimSpace(gitIn(t, work, "", "rev-parse", "HEAD"))
+	e2e.GitIn(t, work, "", "init", "-q", "-b", "main")
+	e2e.GitIn(t, work, "", "add", "-A")
+	e2e.GitIn(t, work, "", "commit", "-q", "-m", "base")
+	base := strings.TrimSpace(e2e.GitIn(t, work, "", "rev-parse", "HEAD"))
 	clitest.Must(t, os.MkdirAll(filepath.Join(suiteDir, "repos"), 0o755))
-	gitIn(t, work, "", "bundle", "create", "-q", filepath.Join(suiteDir, "repos", "proj.bundle"), "--all")
+	e2e.GitIn(t, work, "", "bundle", "create", "-q", filepath.Join(suiteDir, "repos", "proj.bundle"), "--all")
 	module := "from calc import is_map, label\n\n\ndef test_label():\n    assert label(\"a\") == \"L:a\"\n\n\n" +
 		"def test_is_map():\n    assert is_map({})\n"
 	clitest.WriteFiles(t, suiteDir, map[string]string{"issue.md": "label is wrong\n", "reference.diff": idsReference,
 		"test_p.diff": newModulePatch("tests/test_p.py", module)})
-	writeSuiteDoc(t, suiteDir, suite.SuiteDoc{Name: "mismatch", Version: "1",
+	e2e.WriteSuiteDoc(t, suiteDir, suite.SuiteDoc{Name: "mismatch", Version: "1",
 		Repositories: map[string]suite.RepoDoc{"proj": {Bundle: "repos/proj.bundle"}},
 		Pairs: []suite.PairDoc{{ID: "old-python", Repository: "proj", BaseCommit: base, Issue: "issue.md",
 			Patch: "reference.diff", ReferencePatch: "reference.diff", TestPatch: "test_p.diff",
 			FailToPass: list("tests/test_p.py::test_label"), PassToPass: list("tests/test_p.py::test_is_map")}}})
-	out, errOut, code := runTender(t, "validate", "--run", suiteDir)
+	out, errOut, code := e2e.RunTender(t, "validate", "--run", suiteDir)
 	if code != cli.ExitFailure {
 		t.Fatalf("validate --run: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, cli.ExitFailure, out, errOut)
 	}

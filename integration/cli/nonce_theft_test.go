@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -21,7 +22,7 @@ func TestSetupFindsNoNonce(t *testing.T) {
     - ["sh", "-c", "src=/proc/$PPID/fd/10; [ -e $src ] || src=/proc/$PPID/fd/0; cfg=$(cat $src); printf %s \"$cfg\" > $src; n=$(printf %s \"$cfg\" | sed 's/.*\"nonce\":\"\\([0-9a-f]*\\)\".*/\\1/'); printf 'TENDER-CONTROL %s plan {\"v\":1,\"sentinels\":[],\"shifts\":{}}\\nTENDER-CONTROL %s end {\"exit\":0,\"junit_sha256\":\"\",\"stream_ended\":true}\\n' $n $n > /proc/$PPID/fd/11; echo stole:$n: >&2"]
 `)
 	out := t.TempDir() + "/out"
-	runTender(t, "grade", suite, "--out", out, "--concurrency", "2")
+	e2e.RunTender(t, "grade", suite, "--out", out, "--concurrency", "2")
 	results, err := report.ReadResults(out + "/results.jsonl")
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tender-grader/tender/grader/suite"
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
@@ -25,7 +25,7 @@ func TestGradeOutRefusals(t *testing.T) {
 	suite := cheapSuite(t, 2)
 	file := filepath.Join(t.TempDir(), "file")
 	clitest.Must(t, os.WriteFile(file, []byte("x"), 0o644))
-	_, done := gradeOK(t, suite)
+	_, done := e2e.GradeOK(t, suite)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -41,7 +41,7 @@ func TestGradeOutRefusals(t *testing.T) {
 		{"resume has no results", []string{"--resume", t.TempDir()}, "no such file or directory"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, stderr, code := runTender(t, append([]string{"grade", suite}, tc.args...)...)
+			_, stderr, code := e2e.RunTender(t, append([]string{"grade", suite}, tc.args...)...)
 			lines := strings.Split(strings.TrimSpace(stderr), "\n")
 			if code != cli.ExitUsage || !strings.Contains(stderr, tc.want) || len(lines) != 1 ||
 				strings.Contains(stderr, "mkdir ") || strings.Contains(stderr, "lstat ") {
@@ -60,11 +60,11 @@ func TestEmptyShardIsABundle(t *testing.T) {
 	empty := 0
 	for k := 1; k <= n; k++ {
 		out := filepath.Join(t.TempDir(), "out")
-		_, stderr, code := runTender(t, "grade", suite, "--out", out, "--shard", fmt.Sprintf("%d/%d", k, n))
+		_, stderr, code := e2e.RunTender(t, "grade", suite, "--out", out, "--shard", fmt.Sprintf("%d/%d", k, n))
 		if code != cli.ExitOK {
 			t.Fatalf("shard %d/%d: exit %d\n%s", k, n, code, stderr)
 		}
-		if _, stderr, code := runTender(t, "verify", out); code != cli.ExitOK {
+		if _, stderr, code := e2e.RunTender(t, "verify", out); code != cli.ExitOK {
 			t.Fatalf("shard %d/%d does not verify:\n%s", k, n, stderr)
 		}
 		if len(clitest.ReadResults(t, out).Pairs) == 0 {
@@ -76,7 +76,7 @@ func TestEmptyShardIsABundle(t *testing.T) {
 		t.Fatalf("%d empty shards, want at least %d", empty, n-2)
 	}
 	merged := filepath.Join(t.TempDir(), "merged")
-	if _, stderr, code := runTender(t, append([]string{"merge", "--out", merged}, dirs...)...); code != cli.ExitOK {
+	if _, stderr, code := e2e.RunTender(t, append([]string{"merge", "--out", merged}, dirs...)...); code != cli.ExitOK {
 		t.Fatalf("merge: exit %d\n%s", code, stderr)
 	}
 	if got := len(clitest.ReadResults(t, merged).Pairs); got != 2 {
@@ -125,7 +125,7 @@ func TestConcurrentGradesOneOut(t *testing.T) {
 				pairs,
 			)
 		}
-		if _, stderr, code := runTender(t, "verify", out); code != cli.ExitOK {
+		if _, stderr, code := e2e.RunTender(t, "verify", out); code != cli.ExitOK {
 			t.Fatalf("round %d: the bundle does not verify:\n%s", round, stderr)
 		}
 		refused := logs[0]
@@ -162,7 +162,7 @@ func TestFullDiskStopsAndResumes(t *testing.T) {
 	suite := cheapSuite(t, pairs)
 	disk := tmpfs(t, 64<<10)
 	out := filepath.Join(disk, "out")
-	_, stderr, code := runTender(t, "grade", suite, "--out", out, "--concurrency", "2")
+	_, stderr, code := e2e.RunTender(t, "grade", suite, "--out", out, "--concurrency", "2")
 	if code != cli.ExitFailure || !strings.Contains(stderr, "no space left on device") ||
 		!strings.Contains(stderr, "--resume "+out) {
 		t.Fatalf(
@@ -194,7 +194,7 @@ func TestFullDiskStopsAndResumes(t *testing.T) {
 		)
 	}
 	clitest.Must(t, syscall.Mount("tmpfs", disk, "tmpfs", syscall.MS_REMOUNT, "size=64m"))
-	_, stderr, code = runTender(t, "grade", suite, "--resume", out)
+	_, stderr, code = e2e.RunTender(t, "grade", suite, "--resume", out)
 	if code != cli.ExitOK {
 		t.Fatalf("resume after freeing space: exit %d\n%s", code, stderr)
 	}
@@ -208,13 +208,13 @@ func TestFullDiskStopsAndResumes(t *testing.T) {
 // and --out goes while it runs.
 func TestOutRemovedMidRun(t *testing.T) {
 	bin := clitest.BuildTender(t, repoRoot)
-	suite := orderedSuite(t, "empty-patch", "gold-fix", "empty-patch")
+	suite := e2e.OrderedSuite(t, "empty-patch", "gold-fix", "empty-patch")
 	out := filepath.Join(t.TempDir(), "out")
 	cmd := exec.Command(bin, "grade", suite, "--out", out, "--concurrency", "1")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	clitest.Must(t, cmd.Start())
-	for countLines(filepath.Join(out, report.ResultsJSONL)) < 1 || len(containersOf(t, cmd.Process.Pid)) == 0 {
+	for e2e.CountLines(filepath.Join(out, report.ResultsJSONL)) < 1 || len(containersOf(t, cmd.Process.Pid)) == 0 {
 		if cmd.ProcessState != nil {
 			break
 		}
@@ -230,23 +230,4 @@ func TestOutRemovedMidRun(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "bundle.dsse.json")); err == nil {
 		t.Errorf("a bundle was sealed in the recreated --out")
 	}
-}
-
-// orderedSuite is the demo suite with the given pairs, in that order, as p0, p1, ...
-func orderedSuite(t testing.TB, kinds ...string) string {
-	t.Helper()
-	suiteDir := copyDir(t, repoRoot+"/fixtures/demo")
-	doc := readSuiteDoc(t, suiteDir)
-	byID := map[string]suite.PairDoc{}
-	for _, p := range doc.Pairs {
-		byID[p.ID] = p
-	}
-	doc.Pairs = nil
-	for i, k := range kinds {
-		p := byID[k]
-		p.ID = fmt.Sprintf("p%d-%s", i, k)
-		doc.Pairs = append(doc.Pairs, p)
-	}
-	writeSuiteDoc(t, suiteDir, doc)
-	return suiteDir
 }

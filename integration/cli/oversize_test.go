@@ -3,10 +3,12 @@ package cli
 import (
 	"strings"
 
-	"github.com/tender-grader/tender/internal/clitest"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tender-grader/tender/integration/internal/e2e"
+	"github.com/tender-grader/tender/internal/clitest"
 
 	"github.com/tender-grader/tender/fixtures/bigpatch"
 	"github.com/tender-grader/tender/internal/cli"
@@ -16,7 +18,7 @@ import (
 // TestOversizePatch: a 50 MB candidate patch is refused for its pair alone, never parsed or
 // applied, and the rest of the batch is graded.
 func TestOversizePatch(t *testing.T) {
-	suite := copyDir(t, repoRoot+"/fixtures/demo")
+	suite := e2e.CopyDir(t, repoRoot+"/fixtures/demo")
 	f, err := os.Create(filepath.Join(suite, "pairs", "wrong-fix", "patch.diff"))
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +28,7 @@ func TestOversizePatch(t *testing.T) {
 	}
 	f.Close()
 	out := filepath.Join(t.TempDir(), "out")
-	stdout, stderr, code := runTender(t, "grade", suite, "--out", out)
+	stdout, stderr, code := e2e.RunTender(t, "grade", suite, "--out", out)
 	if code != cli.ExitMismatch { // wrong-fix expects unresolved
 		t.Fatalf(
 			"exit %d, want %d (the expect mismatch of the replaced pair)\n%s%s",
@@ -129,7 +131,7 @@ func TestOversizeReportBundleIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	stdout, stderr, _ := runTender(t, "grade", suite, "--out", out, "--concurrency", "1")
+	stdout, stderr, _ := e2e.RunTender(t, "grade", suite, "--out", out, "--concurrency", "1")
 	results, err := report.ReadResults(filepath.Join(out, "results.jsonl"))
 	if err != nil || len(results) != 2 {
 		t.Fatalf("%d results (%v)\n%s%s", len(results), err, stdout, stderr)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/internal/phase"
@@ -24,9 +25,9 @@ import (
 // and it reports the median of the pairwise ratios, and logs each phase's median wall and CPU
 // time per run (internal/phase) beside the bare loop's.
 func BenchmarkPairAgainstBareLoop(b *testing.B) {
-	suiteDir := orderedSuite(b, "gold-fix")
+	suiteDir := e2e.OrderedSuite(b, "gold-fix")
 	repo := clitest.DemoClone(b, repoRoot)
-	doc := readSuiteDoc(b, suiteDir)
+	doc := e2e.ReadSuiteDoc(b, suiteDir)
 	gold := doc.Pairs[0]
 	patches := []string{filepath.Join(suiteDir, gold.TestPatch), filepath.Join(suiteDir, gold.Patch)}
 	image := doc.Verifier.Image

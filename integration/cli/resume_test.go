@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
@@ -153,14 +154,14 @@ func TestResumeKeepsOnlyWhatItCanRederive(t *testing.T) {
 		}, code: cli.ExitUsage, stderr: "notes.txt; move it out"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, out := gradeOK(t, suite)
+			_, out := e2e.GradeOK(t, suite)
 			if tc.tamper != nil {
 				if recs := tc.tamper(t, out, records(t, out)); recs != nil {
 					writeRecords(t, out, recs)
 				}
 			}
 			before := clitest.ReadFile(t, filepath.Join(out, report.ResultsJSONL))
-			_, stderr, code := runTender(t, append([]string{"grade", suite, "--resume", out}, tc.flags...)...)
+			_, stderr, code := e2e.RunTender(t, append([]string{"grade", suite, "--resume", out}, tc.flags...)...)
 			if code != tc.code || !strings.Contains(stderr, tc.stderr) {
 				t.Fatalf("resume: exit %d, want %d with %q\n%s", code, tc.code, tc.stderr, stderr)
 			}
@@ -195,7 +196,7 @@ func TestResumeKeepsOnlyWhatItCanRederive(t *testing.T) {
 					t.Errorf("c00000 is %s after the resume, want %s", v, tc.verdict)
 				}
 			}
-			if _, stderr, code := runTender(t, "verify", out); code != cli.ExitOK {
+			if _, stderr, code := e2e.RunTender(t, "verify", out); code != cli.ExitOK {
 				t.Errorf("the resumed bundle does not verify:\n%s", stderr)
 			}
 		})

@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tender-grader/tender/grader/suite"
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
@@ -89,7 +90,7 @@ func BenchmarkCheapPairs(b *testing.B) {
 		if code != cli.ExitOK {
 			b.Fatalf("grade: exit %d\n%s", code, stderr.String())
 		}
-		if got := countLines(filepath.Join(out, report.ResultsJSONL)); got != n {
+		if got := e2e.CountLines(filepath.Join(out, report.ResultsJSONL)); got != n {
 			b.Fatalf("results.jsonl has %d lines, want %d", got, n)
 		}
 	}

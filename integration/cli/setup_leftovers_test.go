@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 )
@@ -20,7 +21,7 @@ func TestSetupLeavesNoProcessBehind(t *testing.T) {
   post:
     - ["sh", "-c", "sleep 3; if [ -e /tmp/tender-canary ]; then echo CANARY-PRESENT; else echo canary-absent; fi"]
 `)
-	results, out := gradeOK(t, suite, "--concurrency", "2")
+	results, out := e2e.GradeOK(t, suite, "--concurrency", "2")
 	for _, r := range results {
 		if r.ExpectMet == nil || !*r.ExpectMet {
 			t.Errorf("%s: %s %+v, expected %s", r.ID, r.Verdict, r.Reasons, r.Expect)
@@ -52,7 +53,7 @@ func TestSetupCannotTouchTheTests(t *testing.T) {
 	suite := withVerifierLines(t, `  setup:
     - ["sh", "-c", "printf 'def test_group_digits_negative():\n    pass\n' >> tests/test_formatting.py"]
 `)
-	results, _ := gradeOK(t, suite, "--concurrency", "2")
+	results, _ := e2e.GradeOK(t, suite, "--concurrency", "2")
 	for _, r := range results {
 		if r.ExpectMet == nil || !*r.ExpectMet {
 			t.Errorf("%s with a setup that wrote a test: %s %+v, expected %s", r.ID, r.Verdict, r.Reasons, r.Expect)

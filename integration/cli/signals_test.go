@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
 )
@@ -17,7 +18,7 @@ import (
 // prints every goroutine's stack first, as Go's default would.
 func TestHangupAndQuitCleanUp(t *testing.T) {
 	bin := clitest.BuildTender(t, repoRoot)
-	suite := orderedSuite(t, "gold-fix", "gold-fix", "gold-fix")
+	suite := e2e.OrderedSuite(t, "gold-fix", "gold-fix", "gold-fix")
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGQUIT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")

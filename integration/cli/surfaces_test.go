@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
@@ -15,7 +16,7 @@ import (
 // withVerifierLines copies the demo suite and adds lines to its verifier section.
 func withVerifierLines(t *testing.T, lines string) string {
 	t.Helper()
-	suite := copyDir(t, repoRoot+"/fixtures/demo")
+	suite := e2e.CopyDir(t, repoRoot+"/fixtures/demo")
 	manifest := filepath.Join(suite, "tender.yaml")
 	data := clitest.ReadFile(t, manifest)
 	const anchor = "  timeout: 120s\n"
@@ -37,7 +38,7 @@ func TestSetupAndPostSeeTheSameVariables(t *testing.T) {
   post:
     - ["sh", "-c", "echo \"post-saw:$TENDER_JUNIT:$TENDER_ASSETS:$TENDER_WORKSPACE:$(pwd)\"; exit 7"]
 `)
-	results, out := gradeOK(t, suite)
+	results, out := e2e.GradeOK(t, suite)
 	for _, r := range results {
 		if r.ExpectMet == nil || !*r.ExpectMet {
 			t.Errorf("%s: %s, expected %s (post commands must not change the verdict)", r.ID, r.Verdict, r.Expect)
@@ -61,7 +62,7 @@ func TestSetupAndPostSeeTheSameVariables(t *testing.T) {
 func TestFailingSetupFailsTheCheck(t *testing.T) {
 	suite := withVerifierLines(t, "  setup:\n    - [\"sh\", \"-c\", \"exit 3\"]\n")
 	out := filepath.Join(t.TempDir(), "out")
-	_, _, code := runTender(t, "grade", suite, "--out", out)
+	_, _, code := e2e.RunTender(t, "grade", suite, "--out", out)
 	if code != cli.ExitMismatch { // gold-fix expects resolved
 		t.Fatalf("exit %d, want %d", code, cli.ExitMismatch)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tender-grader/tender/grader/suite"
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
@@ -151,22 +152,22 @@ func linkSuite(t *testing.T) string {
 	for link, target := range linkBaseLinks {
 		symlink(target, link)(t, work)
 	}
-	gitIn(t, work, "", "init", "-q", "-b", "main")
-	gitIn(t, work, "", "add", "-A")
-	gitIn(t, work, "", "commit", "-q", "-m", "base")
-	base := strings.TrimSpace(gitIn(t, work, "", "rev-parse", "HEAD"))
+	e2e.GitIn(t, work, "", "init", "-q", "-b", "main")
+	e2e.GitIn(t, work, "", "add", "-A")
+	e2e.GitIn(t, work, "", "commit", "-q", "-m", "base")
+	base := strings.TrimSpace(e2e.GitIn(t, work, "", "rev-parse", "HEAD"))
 	clitest.Must(t, os.MkdirAll(filepath.Join(suiteDir, "repos"), 0o755))
-	gitIn(t, work, "", "bundle", "create", "-q", filepath.Join(suiteDir, "repos", "proj.bundle"), "main")
+	e2e.GitIn(t, work, "", "bundle", "create", "-q", filepath.Join(suiteDir, "repos", "proj.bundle"), "main")
 	files := map[string]string{"issue.md": "label is wrong\n", "test.diff": newModulePatch("tests/test_label.py",
 		linkTestModule)}
 	var pairs []suite.PairDoc
 	for _, e := range linkEdits {
-		gitIn(t, work, "", "checkout", "-q", "-B", e.id, base)
+		e2e.GitIn(t, work, "", "checkout", "-q", "-B", e.id, base)
 		write("calc/core.py", linkFix)(t, work)
 		e.edit(t, work)
-		gitIn(t, work, "", "add", "-A")
-		gitIn(t, work, "", "commit", "-q", "--allow-empty", "-m", e.id)
-		files["patches/"+e.id+".diff"] = gitIn(t, work, "", "diff", "--no-color", "--no-ext-diff", base, e.id) + e.raw
+		e2e.GitIn(t, work, "", "add", "-A")
+		e2e.GitIn(t, work, "", "commit", "-q", "--allow-empty", "-m", e.id)
+		files["patches/"+e.id+".diff"] = e2e.GitIn(t, work, "", "diff", "--no-color", "--no-ext-diff", base, e.id) + e.raw
 		p := suite.PairDoc{ID: e.id, Repository: "proj", BaseCommit: base, Issue: "issue.md",
 			Patch: "patches/" + e.id + ".diff", TestPatch: "test.diff",
 			FailToPass: list("tests/test_label.py::test_label"), Expect: string(e.expect),
@@ -179,7 +180,7 @@ func linkSuite(t *testing.T) string {
 		pairs = append(pairs, p)
 	}
 	clitest.WriteFiles(t, suiteDir, files)
-	writeSuiteDoc(t, suiteDir, suite.SuiteDoc{Name: "links", Version: "1",
+	e2e.WriteSuiteDoc(t, suiteDir, suite.SuiteDoc{Name: "links", Version: "1",
 		Repositories: map[string]suite.RepoDoc{"proj": {Bundle: "repos/proj.bundle", Symlinks: "in-tree"}},
 		Pairs:        pairs})
 	return suiteDir
@@ -194,7 +195,7 @@ func linkSuite(t *testing.T) string {
 func TestSymlinksInTree(t *testing.T) {
 	suiteDir := linkSuite(t)
 	out := filepath.Join(t.TempDir(), "out")
-	stdout, stderr, code := runTender(t, "grade", suiteDir, "--out", out, "--concurrency", "2")
+	stdout, stderr, code := e2e.RunTender(t, "grade", suiteDir, "--out", out, "--concurrency", "2")
 	results := clitest.ReadResults(t, out).Pairs
 	byID := map[string]report.PairResult{}
 	for _, r := range results {
@@ -228,14 +229,14 @@ func TestSymlinksInTree(t *testing.T) {
 		t.Errorf("canaries appeared outside the workspace: %v", canaries)
 	}
 
-	doc := readSuiteDoc(t, suiteDir)
+	doc := e2e.ReadSuiteDoc(t, suiteDir)
 	doc.Repositories["proj"] = suite.RepoDoc{Bundle: "repos/proj.bundle"}
 	for i := range doc.Pairs {
 		doc.Pairs[i].Expect = ""
 	}
-	writeSuiteDoc(t, suiteDir, doc)
+	e2e.WriteSuiteDoc(t, suiteDir, doc)
 	out = filepath.Join(t.TempDir(), "refused")
-	runTender(t, "grade", suiteDir, "--out", out, "--concurrency", "2")
+	e2e.RunTender(t, "grade", suiteDir, "--out", out, "--concurrency", "2")
 	for _, r := range clitest.ReadResults(t, out).Pairs {
 		if r.Verdict == report.Resolved || len(r.Reasons) == 0 ||
 			!strings.Contains(r.Reasons[0].Detail, "symlinks: in-tree") {
@@ -258,14 +259,14 @@ func TestSymlinksRealWorld(t *testing.T) {
 	clone := filepath.Join(work, "clone")
 	bundle, err := filepath.Abs(filepath.Join(fixture, id+".bundle"))
 	clitest.Must(t, err)
-	gitIn(t, work, "", "clone", "-q", bundle, clone)
+	e2e.GitIn(t, work, "", "clone", "-q", bundle, clone)
 	suiteDir := filepath.Join(work, "suite")
-	out, errOut, code := runTender(t, "import", "swebench", "--instances", filepath.Join(fixture, "instances.jsonl"),
+	out, errOut, code := e2e.RunTender(t, "import", "swebench", "--instances", filepath.Join(fixture, "instances.jsonl"),
 		"--repo", id+"="+clone, "--out", suiteDir)
 	if code != cli.ExitOK {
 		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
 	}
-	out, errOut, code = runTender(t, "validate", "--run", suiteDir)
+	out, errOut, code = e2e.RunTender(t, "validate", "--run", suiteDir)
 	want := `BROKEN  python-semver__python-semver-426: baseline collection: unsafe_tree: gitsafe: unsafe tree: ` +
 		`"tests/coerce.py": is a symlink (mode 120000); to allow symlinks that stay inside the tree, set ` +
 		"`symlinks: in-tree`"
@@ -275,18 +276,18 @@ func TestSymlinksRealWorld(t *testing.T) {
 	}
 	t.Logf("without the setting:\n%s", out)
 
-	doc := readSuiteDoc(t, suiteDir)
+	doc := e2e.ReadSuiteDoc(t, suiteDir)
 	repo := doc.Repositories[id]
 	repo.Symlinks = "in-tree"
 	doc.Repositories[id] = repo
 	doc.Verifier.PythonPath = []string{"src"}
-	writeSuiteDoc(t, suiteDir, doc)
-	out, errOut, code = runTender(t, "validate", "--run", suiteDir)
+	e2e.WriteSuiteDoc(t, suiteDir, doc)
+	out, errOut, code = e2e.RunTender(t, "validate", "--run", suiteDir)
 	if code != cli.ExitOK || !strings.Contains(out, "sound   python-semver__python-semver-426") {
 		t.Fatalf("validate --run with the setting: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	results, _ := gradeOK(t, suiteDir)
-	checkVerdicts(t, "gold", results, []string{id + "-426"}, report.Resolved)
+	results, _ := e2e.GradeOK(t, suiteDir)
+	e2e.CheckVerdicts(t, "gold", results, []string{id + "-426"}, report.Resolved)
 	for _, r := range results {
 		if len(r.Checks) != 2 || !r.TestedAsSubmitted {
 			t.Errorf("gold %s: %d checks, tested_as_submitted %v", r.ID, len(r.Checks), r.TestedAsSubmitted)

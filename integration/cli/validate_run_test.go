@@ -13,6 +13,7 @@ import (
 
 	"github.com/tender-grader/tender/grader"
 	"github.com/tender-grader/tender/grader/suite"
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
@@ -21,7 +22,7 @@ import (
 // TestValidateRun checks the demo suite's instances in real verifiers, and catches an
 // instance whose fail_to_pass names a test that already passes on the base commit.
 func TestValidateRun(t *testing.T) {
-	out, errOut, code := runTender(t, "validate", "--run", repoRoot+"/fixtures/demo")
+	out, errOut, code := e2e.RunTender(t, "validate", "--run", repoRoot+"/fixtures/demo")
 	if code != cli.ExitOK {
 		t.Fatalf("validate --run fixtures/demo: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
@@ -29,7 +30,7 @@ func TestValidateRun(t *testing.T) {
 		t.Errorf("stdout:\n%s", out)
 	}
 
-	broken := copyDir(t, repoRoot+"/fixtures/demo")
+	broken := e2e.CopyDir(t, repoRoot+"/fixtures/demo")
 	manifest := filepath.Join(broken, "tender.yaml")
 	data, err := os.ReadFile(manifest)
 	if err != nil {
@@ -44,7 +45,7 @@ func TestValidateRun(t *testing.T) {
 	if err := os.WriteFile(manifest, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, errOut, code = runTender(t, "validate", "--run", broken)
+	out, errOut, code = e2e.RunTender(t, "validate", "--run", broken)
 	if code != cli.ExitFailure {
 		t.Fatalf("broken suite: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, cli.ExitFailure, out, errOut)
 	}
@@ -63,12 +64,12 @@ func idsRepo(t *testing.T, suite string) string {
 	t.Helper()
 	work := t.TempDir()
 	clitest.WriteFiles(t, work, map[string]string{"calc.py": "def label(x):\n    return x\n"})
-	gitIn(t, work, "", "init", "-q", "-b", "main")
-	gitIn(t, work, "", "add", "-A")
-	gitIn(t, work, "", "commit", "-q", "-m", "base")
-	base := strings.TrimSpace(gitIn(t, work, "", "rev-parse", "HEAD"))
+	e2e.GitIn(t, work, "", "init", "-q", "-b", "main")
+	e2e.GitIn(t, work, "", "add", "-A")
+	e2e.GitIn(t, work, "", "commit", "-q", "-m", "base")
+	base := strings.TrimSpace(e2e.GitIn(t, work, "", "rev-parse", "HEAD"))
 	clitest.Must(t, os.MkdirAll(filepath.Join(suite, "repos"), 0o755))
-	gitIn(t, work, "", "bundle", "create", "-q", filepath.Join(suite, "repos", "proj.bundle"), "--all")
+	e2e.GitIn(t, work, "", "bundle", "create", "-q", filepath.Join(suite, "repos", "proj.bundle"), "--all")
 	return base
 }
 
@@ -103,7 +104,7 @@ func idsSuite(t *testing.T, pairs []suite.PairDoc, files map[string]string) stri
 		pairs[i].Repository, pairs[i].BaseCommit, pairs[i].Issue = "proj", base, "issue.md"
 		pairs[i].ReferencePatch = "reference.diff"
 	}
-	writeSuiteDoc(t, suiteDir, suite.SuiteDoc{Name: "ids", Version: "1",
+	e2e.WriteSuiteDoc(t, suiteDir, suite.SuiteDoc{Name: "ids", Version: "1",
 		Repositories: map[string]suite.RepoDoc{"proj": {Bundle: "repos/proj.bundle"}}, Pairs: pairs})
 	return suiteDir
 }
@@ -166,7 +167,7 @@ func TestTruncatedIDsAndBrokenEnvironments(t *testing.T) {
 	}, map[string]string{"test_p.diff": newModulePatch("tests/test_p.py", idsTestModule), "test_env.diff": newModulePatch("tests/test_env.py", idsEnvModule)})
 
 	out := filepath.Join(t.TempDir(), "out")
-	stdout, stderr, code := runTender(t, "grade", suiteDir, "--out", out, "--concurrency", "2")
+	stdout, stderr, code := e2e.RunTender(t, "grade", suiteDir, "--out", out, "--concurrency", "2")
 	if code != cli.ExitOK {
 		for _, r := range clitest.ReadResults(t, out).Pairs {
 			t.Logf("%s: %s %+v", r.ID, r.Verdict, r.Reasons)
@@ -219,7 +220,7 @@ func TestTruncatedIDsAndBrokenEnvironments(t *testing.T) {
 	}
 
 	vout := filepath.Join(t.TempDir(), "validate")
-	stdout, stderr, code = runTender(t, "validate", "--run", "--out", vout, suiteDir)
+	stdout, stderr, code = e2e.RunTender(t, "validate", "--run", "--out", vout, suiteDir)
 	if code != cli.ExitFailure {
 		t.Fatalf("validate --run: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, cli.ExitFailure, stdout, stderr)
 	}
@@ -273,7 +274,7 @@ func TestValidateRepeatFlagsUnstable(t *testing.T) {
 		},
 	}, map[string]string{"test_f.diff": newModulePatch("tests/test_f.py", idsFlakyModule)})
 	vout := filepath.Join(t.TempDir(), "validate")
-	stdout, stderr, code := runTender(t, "validate", "--run", "--repeat", "2", "--out", vout, suiteDir)
+	stdout, stderr, code := e2e.RunTender(t, "validate", "--run", "--repeat", "2", "--out", vout, suiteDir)
 	if code != cli.ExitFailure || !strings.Contains(stdout, "BROKEN  flaky: ") {
 		t.Fatalf("validate --repeat 2: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

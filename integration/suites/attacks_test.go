@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
@@ -51,7 +52,7 @@ func TestGradeAttacks(t *testing.T) {
 	before := canaryFiles(t)
 	heard := listenCanary(t)
 
-	results, out := gradeExpecting(t, repoRoot+"/fixtures/attacks", "--concurrency", "2")
+	results, out := gradeExpecting(t, e2e.RepoRoot+"/fixtures/attacks", "--concurrency", "2")
 
 	checkExpects(t, results)
 	for f := range canaryFiles(t) {
@@ -100,7 +101,7 @@ func assertNoLogCanary(t *testing.T, out, pair, canary, control string) {
 // so that is only logged. The setup step's copy must never hold the test patch's literal
 // (R5-CANARY-PEEK).
 func TestGradeSetupAttacks(t *testing.T) {
-	results, out := gradeExpecting(t, repoRoot+"/fixtures/attacks-setup", "--concurrency", "2")
+	results, out := gradeExpecting(t, e2e.RepoRoot+"/fixtures/attacks-setup", "--concurrency", "2")
 	checkExpects(t, results)
 	if len(results) != 4 {
 		t.Errorf("%d results, want the 4 pairs of fixtures/attacks-setup", len(results))
@@ -120,7 +121,7 @@ func TestGradeSetupAttacks(t *testing.T) {
 func gradeExpecting(t *testing.T, suite string, flags ...string) ([]report.PairResult, string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "out")
-	stdout, stderr, code := runTender(t, append([]string{"grade", suite, "--out", out}, flags...)...)
+	stdout, stderr, code := e2e.RunTender(t, append([]string{"grade", suite, "--out", out}, flags...)...)
 	if code != cli.ExitOK && code != cli.ExitMismatch {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}

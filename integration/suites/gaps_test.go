@@ -3,6 +3,7 @@ package suites
 import (
 	"testing"
 
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -19,7 +20,7 @@ var gapPairs = map[string]report.Verdict{
 // closed (move the pair to fixtures/attacks with the verdict it must give, and correct the
 // threat model), or a claim of the threat model that stopped being true.
 func TestGradeGaps(t *testing.T) {
-	results, out := gradeExpecting(t, repoRoot+"/fixtures/gaps", "--concurrency", "2")
+	results, out := gradeExpecting(t, e2e.RepoRoot+"/fixtures/gaps", "--concurrency", "2")
 	if len(results) != len(gapPairs) {
 		t.Errorf("%d results, want the %d pairs of fixtures/gaps", len(results), len(gapPairs))
 	}

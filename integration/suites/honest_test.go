@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/report"
 )
@@ -17,7 +18,7 @@ import (
 func TestGradeHonest(t *testing.T) {
 	for run := 1; run <= 2; run++ {
 		out := filepath.Join(t.TempDir(), "out")
-		stdout, stderr, code := runTender(t, "grade", repoRoot+"/fixtures/honest", "--out", out, "--concurrency", "2")
+		stdout, stderr, code := e2e.RunTender(t, "grade", e2e.RepoRoot+"/fixtures/honest", "--out", out, "--concurrency", "2")
 		// Exit 3: an expect was not met (every pair expects resolved); the list below says which.
 		if code != cli.ExitOK && code != cli.ExitMismatch {
 			t.Fatalf("run %d: exit %d\n%s%s", run, code, stdout, stderr)

@@ -1,4 +1,4 @@
-package cli
+package envs
 
 import (
 	"archive/zip"
@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/tender-grader/tender/grader/suite"
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
@@ -125,7 +126,7 @@ func hostIPv4(t *testing.T) []string {
 func writeNetSuite(t *testing.T, ix *packageIndex) string {
 	t.Helper()
 	dir := t.TempDir()
-	base := bundleRepo(t, map[string]string{
+	base := e2e.BundleRepo(t, map[string]string{
 		"tests/test_tiny.py": "import tinypkg\n\n\ndef test_greet():\n    assert tinypkg.greet() == \"hello from tinypkg\"\n",
 		"tests/test_tz.py":   "import pytz\n\n\ndef test_utc():\n    assert pytz.utc.zone == \"UTC\"\n",
 	}, filepath.Join(dir, "repos", "tiny.bundle"))
@@ -185,7 +186,7 @@ func TestBuildNetwork(t *testing.T) {
 		t.Cleanup(func() { exec.Command("docker", "image", "rm", "-f", ref).Run() })
 	}
 	mirror := debianMirror(t)
-	stdout, stderr, code := runTender(t, "image", "build", "--suite", dir, "--mirror", mirror.URI,
+	stdout, stderr, code := e2e.RunTender(t, "image", "build", "--suite", dir, "--mirror", mirror.URI,
 		"--keyring", mirror.SignedBy)
 	t.Logf("image build --suite:\n%s%s", stdout, stderr)
 	built := map[string]string{}
@@ -210,7 +211,7 @@ func TestBuildNetwork(t *testing.T) {
 	checkFetchImage(t, ix, built["fetch"], built["pip"])
 
 	out := filepath.Join(t.TempDir(), "out")
-	stdout, stderr, code = runTender(t, "grade", dir, "--out", out)
+	stdout, stderr, code = e2e.RunTender(t, "grade", dir, "--out", out)
 	t.Logf("grade:\n%s", stdout)
 	if code != cli.ExitOK {
 		t.Fatalf("grade: exit %d\n%s%s", code, stdout, stderr)

@@ -1,4 +1,4 @@
-package cli
+package envs
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
@@ -28,12 +29,12 @@ import (
 // TENDER_POOL_CONCURRENCY (2) size it; the figures of docs/architecture.md came from 24 and 4.
 func TestPoolOverTwoEngines(t *testing.T) {
 	pairs, conc := envInt(t, "TENDER_POOL_PAIRS", 6), envInt(t, "TENDER_POOL_CONCURRENCY", 2)
-	bin := clitest.BuildTender(t, repoRoot)
+	bin := clitest.BuildTender(t, e2e.RepoRoot)
 	kinds := make([]string, pairs)
 	for i := range kinds {
 		kinds[i] = "gold-fix"
 	}
-	suite := orderedSuite(t, kinds...)
+	suite := e2e.OrderedSuite(t, kinds...)
 	host := hostEngine()
 	second := startDockerd(t)
 	flags := []string{"--concurrency", strconv.Itoa(conc)}
@@ -65,7 +66,7 @@ func TestPoolOverTwoEngines(t *testing.T) {
 		g := poolGrade(t, bin, suite, func(pid int, out string) {
 			// Kill it once a third of the pairs are recorded, while it runs a check.
 			waitFor(t, "a third of the pairs, and a check running on the second engine", func() bool {
-				if countLines(filepath.Join(out, report.ResultsJSONL)) < pairs/3 {
+				if e2e.CountLines(filepath.Join(out, report.ResultsJSONL)) < pairs/3 {
 					return false
 				}
 				return slices.ContainsFunc(psTender(t, second.host, pid), func(n string) bool {
@@ -161,7 +162,7 @@ func (g graded) check(t *testing.T, pairs int) {
 	if len(g.results) != pairs || len(seen) != pairs {
 		t.Errorf("%d records of %d pairs, want each of %d once: %v", len(g.results), len(seen), pairs, seen)
 	}
-	if _, stderr, code := runTender(t, "verify", g.out); code != cli.ExitOK {
+	if _, stderr, code := e2e.RunTender(t, "verify", g.out); code != cli.ExitOK {
 		t.Errorf("the bundle does not verify:\n%s", stderr)
 	}
 }

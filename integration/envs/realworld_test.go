@@ -1,4 +1,4 @@
-package cli
+package envs
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
@@ -46,7 +47,7 @@ func TestRealWorld(t *testing.T) {
 // grades the reference patches and empty predictions, and wants every pair's resolved_test_ids
 // to be as given (none when a pair is not named).
 func realWorldRun(t *testing.T, dir, id string, resolvedIDs map[string]map[string]string) {
-	fixture := filepath.Join(repoRoot, "fixtures", "realworld", dir)
+	fixture := filepath.Join(e2e.RepoRoot, "fixtures", "realworld", dir)
 	instances := filepath.Join(fixture, "instances.jsonl")
 	work := t.TempDir()
 	clone := filepath.Join(work, "clone")
@@ -54,14 +55,14 @@ func realWorldRun(t *testing.T, dir, id string, resolvedIDs map[string]map[strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	gitIn(t, work, "", "clone", "-q", bundle, clone)
+	e2e.GitIn(t, work, "", "clone", "-q", bundle, clone)
 
 	ids := readInstanceIDs(t, instances)
 	if len(ids) != 2 {
 		t.Fatalf("%s: %d instances, want 2", instances, len(ids))
 	}
 	suite := filepath.Join(work, "suite")
-	out, errOut, code := runTender(t, "import", "swebench", "--instances", instances,
+	out, errOut, code := e2e.RunTender(t, "import", "swebench", "--instances", instances,
 		"--repo", id+"="+clone, "--out", suite)
 	if code != cli.ExitOK || !strings.Contains(out, "wrote suite") {
 		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
@@ -71,7 +72,7 @@ func realWorldRun(t *testing.T, dir, id string, resolvedIDs map[string]map[strin
 		t.Fatalf("import of %s: want the environment %q from the table (none: %v):\n%s", dir, env, !ok, out)
 	}
 
-	out, errOut, code = runTender(t, "validate", "--run", suite)
+	out, errOut, code = e2e.RunTender(t, "validate", "--run", suite)
 	if code != cli.ExitOK {
 		t.Fatalf("validate --run: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
@@ -81,9 +82,9 @@ func realWorldRun(t *testing.T, dir, id string, resolvedIDs map[string]map[strin
 		}
 	}
 
-	results, bundle := gradeOK(t, suite, "--concurrency", "2")
-	checkVerdicts(t, "gold", results, ids, report.Resolved)
-	checkSWEBenchAgrees(t, bundle, results)
+	results, bundle := e2e.GradeOK(t, suite, "--concurrency", "2")
+	e2e.CheckVerdicts(t, "gold", results, ids, report.Resolved)
+	e2e.CheckSWEBenchAgrees(t, bundle, results)
 	for _, r := range results {
 		if len(r.Checks) != 2 || !r.TestedAsSubmitted {
 			t.Errorf("gold %s: %d checks, tested_as_submitted %v; want the target and regression checks of the "+
@@ -106,13 +107,13 @@ func realWorldRun(t *testing.T, dir, id string, resolvedIDs map[string]map[strin
 	}
 	clitest.WriteJSONL(t, filepath.Join(work, "empty.jsonl"), preds)
 	emptySuite := filepath.Join(work, "empty-suite")
-	out, errOut, code = runTender(t, "import", "swebench", "--instances", instances, "--predictions",
+	out, errOut, code = e2e.RunTender(t, "import", "swebench", "--instances", instances, "--predictions",
 		filepath.Join(work, "empty.jsonl"), "--repo", id+"="+clone, "--out", emptySuite)
 	if code != cli.ExitOK {
 		t.Fatalf("import of empty predictions: exit %d\n%s%s", code, out, errOut)
 	}
-	results, _ = gradeOK(t, emptySuite)
-	checkVerdicts(t, "empty", results, ids, report.Unresolved)
+	results, _ = e2e.GradeOK(t, emptySuite)
+	e2e.CheckVerdicts(t, "empty", results, ids, report.Unresolved)
 	for _, r := range results {
 		if !r.EmptyPatch || len(r.Checks) != 0 {
 			t.Errorf("empty %s: empty_patch=%v with %d checks; an empty patch is recorded and never run",
@@ -123,32 +124,6 @@ func realWorldRun(t *testing.T, dir, id string, resolvedIDs map[string]map[strin
 
 // realWorldEnvs are the environments the import must write from Tender's table, by project.
 var realWorldEnvs = map[string]string{"async-lru": "aio-libs__async-lru-any"}
-
-// checkSWEBenchAgrees wants the SWE-bench column of each pair's report.json to agree with
-// Tender's verdict (RESOLVED_FULL where Tender resolved), and summary.md to name no pair where
-// the rules differ.
-func checkSWEBenchAgrees(t *testing.T, bundle string, results []report.PairResult) {
-	t.Helper()
-	for _, r := range results {
-		var rep map[string]struct {
-			Resolved   bool   `json:"resolved"`
-			Resolution string `json:"swebench_resolution"`
-		}
-		if err := json.Unmarshal([]byte(clitest.ReadFile(t, filepath.Join(bundle, "pairs", r.ID, "report.json"))),
-			&rep); err != nil {
-			t.Fatal(err)
-		}
-		if got := rep[r.ID]; got.Resolved != (r.Verdict == report.Resolved) ||
-			(got.Resolution == "RESOLVED_FULL") != got.Resolved {
-			t.Errorf("%s: report.json resolved %v, swebench_resolution %s; Tender's verdict %s", r.ID, got.Resolved,
-				got.Resolution, r.Verdict)
-		}
-		t.Logf("%s: Tender %s, SWE-bench %s", r.ID, r.Verdict, rep[r.ID].Resolution)
-	}
-	if md := clitest.ReadFile(t, filepath.Join(bundle, "summary.md")); strings.Contains(md, "rules differ") {
-		t.Errorf("summary.md names pairs where the rules differ:\n%s", md)
-	}
-}
 
 // readInstanceIDs returns the instance_id of every line of a SWE-bench JSONL file.
 func readInstanceIDs(t *testing.T, path string) []string {
@@ -164,21 +139,4 @@ func readInstanceIDs(t *testing.T, path string) []string {
 		ids = append(ids, inst.ID)
 	}
 	return ids
-}
-
-// checkVerdicts wants exactly one result per id, each with the verdict want.
-func checkVerdicts(t *testing.T, what string, results []report.PairResult, ids []string, want report.Verdict) {
-	t.Helper()
-	got := map[string]report.Verdict{}
-	for _, r := range results {
-		got[r.ID] = r.Verdict
-	}
-	if len(got) != len(ids) || len(results) != len(ids) {
-		t.Errorf("%s: %d results for %d instances: %v", what, len(results), len(ids), got)
-	}
-	for _, id := range ids {
-		if v, ok := got[id]; !ok || v != want {
-			t.Errorf("%s %s: verdict %q, want %q", what, id, v, want)
-		}
-	}
 }

@@ -1,4 +1,4 @@
-package cli
+package envs
 
 import (
 	"crypto/ecdsa"
@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/clitest"
 )
 
@@ -23,7 +24,7 @@ import (
 // tcp:// with mutual TLS (certificates made for the test), and checks that a client whose CA
 // does not match the server's leaves that engine out instead of trusting it.
 func TestPoolEngineOverTLS(t *testing.T) {
-	bin := clitest.BuildTender(t, repoRoot)
+	bin := clitest.BuildTender(t, e2e.RepoRoot)
 	certs := t.TempDir()
 	good, wrongCA := filepath.Join(certs, "client"), filepath.Join(certs, "wrong-ca")
 	ca := newCA(t)
@@ -38,7 +39,7 @@ func TestPoolEngineOverTLS(t *testing.T) {
 		"--tlscert", filepath.Join(certs, "server", "cert.pem"), "--tlskey", filepath.Join(certs, "server", "key.pem"))
 	tlsHost := "tcp://" + addr
 
-	g := poolGrade(t, bin, orderedSuite(t, "gold-fix", "gold-fix"), nil, "--concurrency", "2",
+	g := poolGrade(t, bin, e2e.OrderedSuite(t, "gold-fix", "gold-fix"), nil, "--concurrency", "2",
 		"--engine", hostEngine(), "--engine", tlsHost+"?certs="+good)
 	g.check(t, 2)
 	shares := g.shares(t, hostEngine(), tlsHost)
@@ -48,7 +49,7 @@ func TestPoolEngineOverTLS(t *testing.T) {
 	t.Logf("over TLS: checks per engine %v", shares)
 	noContainers(t, g.pid, hostEngine(), second.host) // the same engine, through its socket
 
-	out, err := exec.Command(bin, "grade", orderedSuite(t, "gold-fix"), "--out", filepath.Join(t.TempDir(), "o"),
+	out, err := exec.Command(bin, "grade", e2e.OrderedSuite(t, "gold-fix"), "--out", filepath.Join(t.TempDir(), "o"),
 		"--engine", tlsHost+"?certs="+wrongCA).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "engine "+tlsHost+" is left out") ||
 		!strings.Contains(string(out), "certificate") {

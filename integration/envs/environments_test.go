@@ -1,15 +1,15 @@
-package cli
+package envs
 
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tender-grader/tender/grader"
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
@@ -37,7 +37,7 @@ const (
 func writeEnvSuite(t *testing.T, pytestID string) string {
 	t.Helper()
 	suite := t.TempDir()
-	base := bundleRepo(t, srcLayoutRepo, filepath.Join(suite, "repos", "calc.bundle"))
+	base := e2e.BundleRepo(t, srcLayoutRepo, filepath.Join(suite, "repos", "calc.bundle"))
 	pair := func(id, env, patch string, f2p ...string) string {
 		e := ""
 		if env != "" {
@@ -77,20 +77,6 @@ func writeEnvSuite(t *testing.T, pytestID string) string {
 	return suite
 }
 
-// bundleRepo commits files in a new repository with real git and bundles it at bundle; it
-// returns the commit.
-func bundleRepo(t *testing.T, files map[string]string, bundle string) string {
-	t.Helper()
-	repo := t.TempDir()
-	clitest.WriteFiles(t, repo, files)
-	gitIn(t, repo, "", "init", "-q", "-b", "main")
-	gitIn(t, repo, "", "add", ".")
-	gitIn(t, repo, "", "commit", "-q", "-m", "base")
-	clitest.Must(t, os.MkdirAll(filepath.Dir(bundle), 0o755))
-	gitIn(t, repo, "", "bundle", "create", "-q", bundle, "main")
-	return strings.TrimSpace(gitIn(t, repo, "", "rev-parse", "HEAD"))
-}
-
 // TestGradeInEnvironments grades a src/ layout project in real verifiers: one environment
 // built from a Dockerfile (FROM the pytest image, plus a module), one pinned by image ID, one
 // that clears python_path, and the suite's own verifier (python_path: [src]). Each pair's
@@ -109,7 +95,7 @@ func TestGradeInEnvironments(t *testing.T) {
 	suite := writeEnvSuite(t, pytestID)
 
 	// The suite's environments build up front, by name, and say which image each is.
-	stdout, stderr, code := runTender(t, "image", "build", "--suite", suite)
+	stdout, stderr, code := e2e.RunTender(t, "image", "build", "--suite", suite)
 	if code != cli.ExitOK {
 		t.Fatalf("image build --suite: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -131,7 +117,7 @@ func TestGradeInEnvironments(t *testing.T) {
 		t.Errorf("the suite's verifier image: %v, want %s", got, pytestID)
 	}
 
-	results, out := gradeOK(t, suite, "--concurrency", "2")
+	results, out := e2e.GradeOK(t, suite, "--concurrency", "2")
 	want := map[string]struct {
 		verdict report.Verdict
 		code    report.Code // a reason the result must carry, or ""
@@ -186,7 +172,7 @@ func TestGradeInEnvironments(t *testing.T) {
 // verifier starts, and the other pairs are graded as usual.
 func TestGradeEnvironmentImageMissing(t *testing.T) {
 	suite := t.TempDir()
-	base := bundleRepo(t, srcLayoutRepo, filepath.Join(suite, "repos", "calc.bundle"))
+	base := e2e.BundleRepo(t, srcLayoutRepo, filepath.Join(suite, "repos", "calc.bundle"))
 	gone := "sha256:" + strings.Repeat("0", 64)
 	clitest.WriteFiles(t, suite, map[string]string{"issue.md": "double() triples.\n", "gold.diff": goldSrc,
 		"tender.yaml": "name: gone\nversion: \"1\"\nverifier:\n  python_path: [src]\nenvironments:\n  gone:\n    image: " + gone + "\n" +
@@ -200,7 +186,7 @@ func TestGradeEnvironmentImageMissing(t *testing.T) {
 				base,
 			)})
 	out := filepath.Join(t.TempDir(), "out")
-	stdout, stderr, code := runTender(t, "grade", suite, "--out", out)
+	stdout, stderr, code := e2e.RunTender(t, "grade", suite, "--out", out)
 	if code != cli.ExitOK || !strings.Contains(stderr, "tender: environment gone: FAILED: ") {
 		t.Fatalf("exit %d, want 0 with the failed environment named\n%s%s", code, stdout, stderr)
 	}
@@ -230,7 +216,7 @@ func TestGradeEnvironmentImageMissing(t *testing.T) {
 	}
 	shard := fmt.Sprintf("%d/%d", grader.ShardOf("plain", n)+1, n)
 	out2 := filepath.Join(t.TempDir(), "out")
-	stdout, stderr, code = runTender(t, "grade", suite, "--out", out2, "--shard", shard)
+	stdout, stderr, code = e2e.RunTender(t, "grade", suite, "--out", out2, "--shard", shard)
 	if code != cli.ExitOK || strings.Contains(stderr, "environment gone") {
 		t.Fatalf(
 			"--shard %s: exit %d, want 0 and no word of another shard's environment\n%s%s",

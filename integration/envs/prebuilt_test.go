@@ -1,4 +1,4 @@
-package cli
+package envs
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
@@ -72,7 +73,7 @@ def install():
 // "resolves" and its log holds the canary.
 func TestPrebuiltInstanceImage(t *testing.T) {
 	builder := t.TempDir()
-	base := bundleRepo(t, withWhereTest(srcLayoutRepo), filepath.Join(builder, "repos", "calc.bundle"))
+	base := e2e.BundleRepo(t, withWhereTest(srcLayoutRepo), filepath.Join(builder, "repos", "calc.bundle"))
 	files := map[string]string{"issue.md": "double() triples.\n", "gold.diff": goldSrc, "wrong.diff": wrongSrc,
 		"tender.yaml": "name: builder\nversion: \"1\"\nenvironments:\n  lookalike: {dockerfile: envs/lookalike/Dockerfile}\n" +
 			"repositories:\n  calc: {bundle: repos/calc.bundle}\npairs:\n" + prebuiltPair("p", "", base, "gold.diff")}
@@ -80,7 +81,7 @@ func TestPrebuiltInstanceImage(t *testing.T) {
 		files[k] = v
 	}
 	clitest.WriteFiles(t, builder, files)
-	stdout, stderr, code := runTender(t, "image", "build", "--suite", builder)
+	stdout, stderr, code := e2e.RunTender(t, "image", "build", "--suite", builder)
 	id := ""
 	for _, line := range strings.Split(stdout, "\n") { // "(verifier) IMAGE ID" first, then "ENV IMAGE ID"
 		if f := strings.Fields(line); len(f) == 3 && f[0] == "lookalike" && strings.HasPrefix(f[2], "sha256:") {
@@ -119,14 +120,14 @@ func TestPrebuiltInstanceImage(t *testing.T) {
 			prebuiltPair("nocopy-wrong", "nocopy", base, "wrong.diff")})
 
 	val := filepath.Join(t.TempDir(), "val")
-	stdout, stderr, code = runTender(t, "validate", "--run", "--out", val, suite)
+	stdout, stderr, code = e2e.RunTender(t, "validate", "--run", "--out", val, suite)
 	if !strings.Contains(stdout, "sound   gold") || !strings.Contains(stdout, "sound   wrong") ||
 		!strings.Contains(stdout, "BROKEN  nocopy-wrong") {
 		t.Errorf("validate --run: exit %d; want gold and wrong sound (the base commit fails: the workspace was "+
 			"imported) and nocopy-wrong broken (/testbed's fixed copy passes at the base commit)\n%s%s", code, stdout,
 			stderr)
 	}
-	results, out := gradeOK(t, suite)
+	results, out := e2e.GradeOK(t, suite)
 	want := map[string]report.Verdict{"gold": report.Resolved, "wrong": report.Unresolved,
 		"nocopy-wrong": report.Resolved}
 	for _, r := range results {

@@ -1,4 +1,4 @@
-package cli
+package envs
 
 import (
 	"errors"
