@@ -390,14 +390,15 @@ func (c Control) judgeHeld(r Run, f *Findings) {
 		evaluated = evaluated || h.Evaluated > 0
 		if h.Lies > 0 {
 			f.forged("a value the code under test returned claimed to equal a value it cannot equal (the held literal " +
-				"with an object of a class Tender made in it, which no honest equality accepts): it lies about its equality")
+				"with an object of a class Tender made in it, or a str, bytes or number literal and a decoy of it too, " +
+				"which no honest equality accepts): it lies about its equality")
 			return
 		}
 	}
 	if evaluated {
 		f.Notes = append(f.Notes, report.Reason{Code: report.CodeTripwire, Detail: "a held comparison was decided " +
 			"by the test's value's own equality: Tender could not compare a value of its type with the literal itself (a value " +
-			"that also claims decoys of the literal has a looser equality, which is only noted)"})
+			"that also claims decoys of a container literal has a looser equality, which is only noted)"})
 	}
 	required := map[string]bool{}
 	for id := range c.Plan.Lines {
