@@ -6,11 +6,12 @@ import (
 	"strings"
 )
 
-// print writes a package's block: the output of what failed or skipped (or, for a package
-// that failed outside its tests, its own output and its build errors), then the go command's
-// line with the counts.
+// print writes a package's block as `go test -v` shows it without the tests' logs: the
+// "--- PASS" line of each test that passed, the output of what failed or skipped (or, for a
+// package that failed outside its tests, its own output and its build errors), then the go
+// command's line as it printed it, and the counts on a line of their own.
 func (p *pkg) print(w io.Writer, build []string) {
-	for _, l := range p.shown {
+	for _, l := range append(p.passes, p.shown...) {
 		fmt.Fprintln(w, l)
 	}
 	if p.result == "fail" && p.failed == 0 {
@@ -23,16 +24,19 @@ func (p *pkg) print(w io.Writer, build []string) {
 	if p.result != "fail" {
 		p.output = nil // check names a failed package by its first words
 	}
-	p.shown = nil
+	p.passes, p.shown = nil, nil
 	line := p.line
 	if line == "" {
 		line = p.word() + "\t" + p.path
 	}
-	if p.result == "skip" {
+	switch p.result {
+	case "skip":
 		fmt.Fprintln(w, line)
 		return
+	case "pass":
+		fmt.Fprintln(w, "PASS")
 	}
-	fmt.Fprintf(w, "%s\t%s\n", line, p.counts())
+	fmt.Fprintf(w, "%s\n    %s\n", line, p.counts())
 }
 
 // word is the go command's word for how the package ended.

@@ -2,8 +2,10 @@
 // green exit status can hide: a skipped test, a failed one, a package that failed without a
 // failed test (a build error, a TestMain that exited, a panic, a timeout), a package that
 // started and never finished, and an end-to-end package (named with -e2e) that ran no test or
-// is missing from the stream. It prints the go tool's line for each package with its counts
-// of passed, failed and skipped tests, the output of what failed or skipped, and the totals.
+// is missing from the stream. It prints what `go test -v` would, without the logs of tests that
+// passed: each test's "--- PASS" line, the output of what failed or skipped, the go tool's line
+// for each package and, under it, the package's counts of passed, failed and skipped tests;
+// then the totals.
 // It never runs a test itself: .ci/run pipes the README's test command into it.
 //
 //	go test -race -count=1 -timeout 30m -json ./... | go run ./internal/ci/testcheck -e2e IMPORTPATH/... -e2e IMPORTPATH

@@ -24,7 +24,7 @@ func TestRecordedStreams(t *testing.T) {
 		stdout   []string // lines on stdout, each in part
 	}{
 		{file: "green.jsonl", stdout: []string{
-			"ok  \texample.test/rec/pure\t", "4 passed, 0 failed, 0 skipped",
+			"--- PASS: TestAdd (", "--- PASS: TestTable/one (", "ok  \texample.test/rec/pure\t", "\n    4 passed, 0 failed, 0 skipped\n",
 			"?   \texample.test/rec/nofiles\t[no test files]",
 			"5 passed, 0 failed, 0 skipped in 3 packages (1 without test files)"}},
 		{file: "skip.jsonl", code: 1,

@@ -27,6 +27,7 @@ type pkg struct {
 	output                  []string            // lines outside any test, kept in case it fails
 	running                 map[string][]string // output of each test still running
 	failures, skips         []string            // their names, in the order they ended
+	passes                  []string            // the go command's "--- PASS: Name (1.2s)" lines
 	shown                   []string            // output of the tests that failed or skipped
 	build                   string              // the test binary that did not build
 }
@@ -96,8 +97,12 @@ func (s *stream) apply(e event) *pkg {
 func (p *pkg) testEvent(e event) {
 	switch e.Action {
 	case "output":
-		if !isProgress(e.Output) {
-			p.running[e.Test] = append(p.running[e.Test], strings.TrimSuffix(e.Output, "\n"))
+		line := strings.TrimSuffix(e.Output, "\n")
+		switch {
+		case strings.HasPrefix(strings.TrimLeft(line, " "), "--- PASS: "):
+			p.passes = append(p.passes, line)
+		case !isProgress(line):
+			p.running[e.Test] = append(p.running[e.Test], line)
 		}
 		return
 	case "pass":
