@@ -231,6 +231,7 @@ func (pl *pipeline) spec(name, tree, support string, ids []string, links map[str
 		Files:   pyboot.PlantFiles(ids, !pl.plain), // validation's checks on the base plant no copies
 		Stdin:   boot.FromPlant,
 	}
+	spec.StdinFirst = true // the bootstrap's child imports pytest while its parent reads the configuration
 	return spec, &boot
 }
 

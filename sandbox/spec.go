@@ -42,6 +42,12 @@ type Spec struct {
 	// user outlives Setup to reach). Its standard output becomes Command's standard input
 	// through Plant.Stdin, and Result.Plant.
 	Plant *Step
+	// StdinFirst says that Command reads nothing of the workspace, and runs none of its code,
+	// until its standard input has ended: Tender's pytest bootstrap, which imports pytest while
+	// it waits for its configuration. Without Setup, a backend may then start Command as soon
+	// as the verifier runs, while the workspace is written and Plant runs, and write its
+	// standard input once Plant's output made it.
+	StdinFirst bool
 }
 
 // Step is a program of Tender's that runs inside the verifier before the check's command.

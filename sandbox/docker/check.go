@@ -50,6 +50,13 @@ func (d *Backend) runExecStdin(ctx context.Context, b *box, e execSpec, stdin []
 	if err != nil {
 		return outcome{}, err
 	}
+	return d.follow(ctx, b, x, lim, res, stdout, stderr, deadline)
+}
+
+// follow copies a started command's output until it ends or the deadline passes, and reads
+// how it ended.
+func (d *Backend) follow(ctx context.Context, b *box, x *execution, lim sandbox.Limits, res *sandbox.Result,
+	stdout, stderr io.Writer, deadline time.Time) (outcome, error) {
 	defer x.conn.Close()
 	done := make(chan struct{})
 	go func() {

@@ -159,7 +159,10 @@ func (d *Backend) waitExit(ctx context.Context, e *execution) (int, bool, error)
 // and the support tree to /tender into its main process, with the plant step's files when
 // the step runs there (no setup commands). The engine's copy API cannot write to a tmpfs under
 // a read-only root, and no host path is ever mounted. It returns what the step printed.
-func (d *Backend) receive(ctx context.Context, b *box, spec sandbox.Spec) ([]byte, error) {
+//
+// pre, when not nil, is the check's command (Spec.StdinFirst): it is created and attached as
+// soon as the container runs, while the workspace is written and the step runs.
+func (d *Backend) receive(ctx context.Context, b *box, spec sandbox.Spec, pre *early) ([]byte, error) {
 	attached, err := d.cli.ContainerAttach(ctx, b.id,
 		client.ContainerAttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
 	if err != nil {
@@ -169,6 +172,9 @@ func (d *Backend) receive(ctx context.Context, b *box, spec sandbox.Spec) ([]byt
 	defer conn.Close()
 	if _, err := d.cli.ContainerStart(ctx, b.id, client.ContainerStartOptions{}); err != nil {
 		return nil, fmt.Errorf("%w: start container for %s: %w", ErrEngine, spec.Name, err)
+	}
+	if pre != nil {
+		pre.start(d, b)
 	}
 	stage := newStageReader()
 	stderr := sandbox.NewCapWriter(8 << 10)

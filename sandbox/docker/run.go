@@ -38,7 +38,13 @@ func (d *Backend) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, 
 		return nil, fmt.Errorf("%w: %s: no image", sandbox.ErrBadSpec, spec.Name)
 	}
 	lim := spec.Limits.WithDefaults()
-	b, planted, err := d.startBox(ctx, spec, lim)
+	e := execSpec{argv: boxLayout.Expand(spec.Command), env: boxLayout.Environ(spec.Env), as: asVerifier}
+	var pre *early
+	if spec.StdinFirst && len(spec.Setup) == 0 {
+		pre = newEarly(ctx, e)
+		defer pre.abort()
+	}
+	b, planted, err := d.startBox(ctx, spec, lim, pre)
 	if errors.Is(err, errKilledOutside) {
 		return &sandbox.Result{Backend: "docker", Isolated: true, Killed: true, ExitCode: -1}, nil
 	}
@@ -76,9 +82,13 @@ func (d *Backend) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, 
 			return nil, fmt.Errorf("%w: %s: %w", sandbox.ErrStep, spec.Name, err)
 		}
 	}
-	e := execSpec{argv: boxLayout.Expand(spec.Command), env: boxLayout.Environ(spec.Env), as: asVerifier}
 	done := phase.Start(ctx, "container: test command")
-	out, err := d.runExecStdin(ctx, b, e, stdin, lim, res, stdout, stderr, deadline)
+	var out outcome
+	if pre != nil {
+		out, err = d.runEarly(ctx, b, pre, stdin, lim, res, stdout, stderr, deadline)
+	} else {
+		out, err = d.runExecStdin(ctx, b, e, stdin, lim, res, stdout, stderr, deadline)
+	}
 	done()
 	if err == nil && out.ended {
 		res.ExitCode = out.code
@@ -108,7 +118,10 @@ func (d *Backend) finish(ctx context.Context, b *box, lim sandbox.Limits, res *s
 	return res, nil
 }
 
-func (d *Backend) startBox(ctx context.Context, spec sandbox.Spec, lim sandbox.Limits) (*box, []byte, error) {
+// startBox creates and starts the container and fills it; pre, when not nil, is the check's
+// command to start as soon as the container runs.
+func (d *Backend) startBox(ctx context.Context, spec sandbox.Spec, lim sandbox.Limits, pre *early) (*box, []byte,
+	error) {
 	sctx, cancel := context.WithTimeout(ctx, d.SetupTimeout)
 	defer cancel()
 	done := phase.Start(ctx, "container: create")
@@ -143,7 +156,7 @@ func (d *Backend) startBox(ctx context.Context, spec sandbox.Spec, lim sandbox.L
 		return nil, nil, err
 	}
 	done = phase.Start(ctx, "container: start, stream, plant")
-	planted, err := d.receive(sctx, b, spec)
+	planted, err := d.receive(sctx, b, spec, pre)
 	done()
 	if err != nil {
 		if d.killedOutside(ctx, b) {

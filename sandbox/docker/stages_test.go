@@ -135,9 +135,13 @@ func TestSetupLinkAtAnEvaluatorPath(t *testing.T) {
 // place, before the command; what it prints becomes the command's standard input, its files
 // are gone when the command runs, and a step that fails is an ErrStep (with and without setup).
 func TestPlantStepRunsAsTendersUser(t *testing.T) {
-	for _, setup := range [][][]string{nil, {{"true"}}} {
+	for _, tc := range []struct {
+		setup [][]string
+		first bool // Spec.StdinFirst
+	}{{nil, false}, {[][]string{{"true"}}, false}, {nil, true}, {[][]string{{"true"}}, true}} {
+		setup := tc.setup
 		spec := evaluatorSpec(t, `cat; echo; id -u; ls -a /tender`)
-		spec.Setup = setup
+		spec.Setup, spec.StdinFirst = setup, tc.first
 		spec.Plant = &sandbox.Step{
 			Command: []string{"sh", "{step}/step.sh"},
 			Files: map[string][]byte{"step.sh": []byte(`id -u; cat; test -f pkg/tests/test_x.py && echo evaluator-there` +
@@ -152,12 +156,48 @@ func TestPlantStepRunsAsTendersUser(t *testing.T) {
 				sandbox.StepDir)
 		}
 		spec = evaluatorSpec(t, `echo COMMAND-RAN`)
-		spec.Setup = setup
+		spec.Setup, spec.StdinFirst = setup, tc.first
 		spec.Plant = &sandbox.Step{Command: []string{"sh", "-c", "exit 4"},
 			Stdin: func([]byte) ([]byte, error) { return nil, nil }}
 		if _, err := engine.Run(context.Background(), spec); !errors.Is(err, sandbox.ErrStep) {
 			t.Errorf("setup %v: a failing step: %v, want ErrStep", setup, err)
 		}
 		assertRunGone(t, spec.RunID)
+		spec.Plant = &sandbox.Step{Command: []string{"true"},
+			Stdin: func([]byte) ([]byte, error) { return nil, errors.New("no input made") }}
+		if _, err := engine.Run(context.Background(), spec); !errors.Is(err, sandbox.ErrStep) {
+			t.Errorf("setup %v: a step whose output makes no input: %v, want ErrStep", setup, err)
+		}
+		assertRunGone(t, spec.RunID)
+	}
+}
+
+// TestStdinFirstStartsTheCommandDuringTheStep: with Spec.StdinFirst and no setup commands the
+// check's command runs while the plant step does (the step waits, up to a minute, for a
+// process of the verifier user, and says whether it saw one), and reads its standard input,
+// the step's output, once the step is done and the workspace whole. With setup commands the
+// command starts after the step, as it always did (the step looks once).
+func TestStdinFirstStartsTheCommandDuringTheStep(t *testing.T) {
+	const step = `tries=$1
+while [ "$tries" -gt 0 ]; do
+  for p in /proc/[0-9]*; do [ "$(stat -c %u "$p" 2>/dev/null)" = 65532 ] && { echo verifier-running; exit 0; }; done
+  tries=$((tries - 1)); [ "$tries" -gt 0 ] && sleep 0.1
+done
+echo no-verifier`
+	for _, tc := range []struct {
+		setup      [][]string
+		tries, saw string
+	}{{nil, "600", "verifier-running"}, {[][]string{{"true"}}, "1", "no-verifier"}} {
+		spec := evaluatorSpec(t, `cat; echo; ls pkg/tests`)
+		spec.Setup, spec.StdinFirst = tc.setup, true
+		spec.Plant = &sandbox.Step{
+			Command: []string{"sh", "{step}/step.sh", tc.tries},
+			Files:   map[string][]byte{"step.sh": []byte(step)},
+			Stdin:   func(out []byte) ([]byte, error) { return []byte("STDIN<" + string(out) + ">"), nil },
+		}
+		res := runDocker(t, spec)
+		if want := "STDIN<" + tc.saw + "\n>\nhelper.py\ntest_x.py\n"; res.Stdout.String() != want {
+			t.Errorf("setup %v: stdout %q, want %q (stderr %q)", tc.setup, res.Stdout.String(), want, res.Stderr.String())
+		}
 	}
 }

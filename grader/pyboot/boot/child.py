@@ -15,6 +15,7 @@ def child(go_r, hit_w, ask_w, ans_r):
     import json
 
     preload([])
+    preload_stdlib()
     go = json.loads(read_all(go_r).decode("utf-8"))
     os.close(go_r)
     drop_project_copy(go["project_copy"])  # project_copy.py: before any plugin, before the workspace
@@ -46,7 +47,7 @@ def arm(hit_w, go, ask_w, ans_r):
     from _pytest.config import PytestPluginManager
 
     register_test_modules()
-    wire = Tripwires(hit_w, go)
+    wire = Tripwires(hit_w, go, snapshots=False)  # taken below, once Tender's wrappers are in place
     wire.watch_registrations(PytestPluginManager)
     values = Values(wire.send, wire.pytest_dirs)
     held, running = held_install(ask_w, ans_r, comparison_trusted(values, wire))
@@ -103,6 +104,18 @@ def preload(plugins):
     for name in cfg.default_plugins:
         importlib.import_module("_pytest." + name)
     for name in plugins:
+        importlib.import_module(name)
+
+
+def preload_stdlib():
+    """The standard modules the tripwires import to snapshot them (unittest.mock brings asyncio
+    and ssl), imported while the parent still waits for the configuration: the backend may
+    start this process before the workspace is written (sandbox.Spec.StdinFirst), and nothing
+    here reads it."""
+    import importlib
+
+    for name in ("unittest", "unittest.mock", "doctest", "fnmatch", "threading", "difflib", "decimal",
+                 "fractions"):
         importlib.import_module(name)
 
 

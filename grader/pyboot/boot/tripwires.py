@@ -16,7 +16,7 @@ class Tripwires:
     'what'), never a path or a value. Trust is decided by code-object identity, captured
     before any candidate code ran, never by a file name (which compile() lets anyone choose)."""
 
-    def __init__(self, fd, go):
+    def __init__(self, fd, go, snapshots=True):
         import doctest
         import importlib._bootstrap as boot
         import threading
@@ -50,8 +50,10 @@ class Tripwires:
         # hits silences the outcomes too, and a report of passed tests without their outcomes
         # is forged (judgeOutcomes).
         self.send, self.seal_with = writer(fd)
-        self.snapshot = snapshot_machinery(self.pytest_dirs)
-        self.builtins = snapshot_builtins()
+        self.snapshot, self.builtins = {}, ()
+        if snapshots:
+            self.snapshot = snapshot_machinery(self.pytest_dirs)
+            self.builtins = snapshot_builtins()
         self.handlers = {
             "open": self.on_open,
             "os.rename": self.on_move,
@@ -463,7 +465,7 @@ def snapshot_machinery(dirs, own_cache={}):
         fn = getattr(mod, "__file__", None)
         own = isinstance(fn, str) and own_cache.get(fn)
         if isinstance(fn, str) and own is None:
-            own = own_cache[fn] = os.path.realpath(fn).startswith(dirs)
+            own = own_cache[fn] = real_file(fn, own_cache).startswith(dirs)
         if own:
             keep = lambda v: True  # noqa: E731
         elif (name == "unittest" or name.startswith("unittest.")) and not name.startswith("unittest.mock"):
@@ -483,6 +485,18 @@ def snapshot_machinery(dirs, own_cache={}):
     for k in HONEST_REBINDS:
         snap.pop(k, None)
     return snap
+
+
+def real_file(fn, cache):
+    """os.path.realpath(fn), with the real path of each directory found once (cache, keyed by
+    ("dir", path)): a few hundred modules live in a few dozen directories, and realpath asks
+    lstat of every component of every path. A file that is itself a symlink is resolved whole."""
+    d, base = os.path.split(fn)
+    real = cache.get(("dir", d))
+    if real is None:
+        real = cache[("dir", d)] = os.path.realpath(d)
+    path = os.path.join(real, base)
+    return os.path.realpath(path) if os.path.islink(path) else path
 
 
 def snapshot_builtins():
