@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -24,10 +25,20 @@ import (
 // read-only bind mount). The two alternate, one pair of runs an iteration (use -benchtime 5x),
 // and it reports the median of the pairwise ratios, and logs each phase's median wall and CPU
 // time per run (internal/phase) beside the bare loop's.
+//
+// Tender runs each check under the suite's verifier.cpus (1 by default), the bare loop with no
+// CPU limit. To compare at equal limits, or to see what the limit costs:
+//
+//	go test -run '^$' -bench PairAgainstBareLoop -benchtime 5x ./integration/cli/ -args -bare-cpus 1
+//	go test -run '^$' -bench PairAgainstBareLoop -benchtime 5x ./integration/cli/ -args -verifier-cpus 2
 func BenchmarkPairAgainstBareLoop(b *testing.B) {
 	suiteDir := e2e.OrderedSuite(b, "gold-fix")
 	repo := clitest.DemoClone(b, repoRoot)
 	doc := e2e.ReadSuiteDoc(b, suiteDir)
+	if *verifierCPUs > 0 {
+		doc.Verifier.CPUs = *verifierCPUs
+		e2e.WriteSuiteDoc(b, suiteDir, doc)
+	}
 	gold := doc.Pairs[0]
 	patches := []string{filepath.Join(suiteDir, gold.TestPatch), filepath.Join(suiteDir, gold.Patch)}
 	image := doc.Verifier.Image
@@ -106,6 +117,12 @@ func median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
+var (
+	verifierCPUs = flag.Float64("verifier-cpus", 0,
+		"BenchmarkPairAgainstBareLoop: the suite's verifier.cpus for Tender's checks (0: the demo's, the default of 1)")
+	bareCPUs = flag.Float64("bare-cpus", 0, "BenchmarkPairAgainstBareLoop: docker run --cpus of the bare loop (0: none)")
+)
+
 // bareCheck is one check of the bare loop: a fresh tree from git archive, the test patch and
 // the fix applied with git apply, and pytest on ids in a new hardened container.
 func bareCheck(b *testing.B, repo, image string, patches, ids []string) time.Duration {
@@ -126,6 +143,9 @@ func bareCheck(b *testing.B, repo, image string, patches, ids []string) time.Dur
 		"no-new-privileges", "--pids-limit", "512", "--memory", "2g", "--read-only", "--tmpfs", "/tmp",
 		"-e", "PYTHONDONTWRITEBYTECODE=1", "-v", ws + ":/workspace:ro", "-w", "/workspace", image,
 		"python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml=/tmp/junit.xml"}
+	if *bareCPUs > 0 {
+		args = slices.Insert(args, 1, "--cpus", fmt.Sprint(*bareCPUs))
+	}
 	out, err := exec.Command("docker", append(args, ids...)...).CombinedOutput()
 	if err != nil {
 		b.Fatalf("docker run pytest: %v\n%s", err, out)
