@@ -110,7 +110,7 @@ new file mode 100644
 // share of each pair: a refused report's first MiB, at most 4 MiB a pair, with the report's
 // original size and digest in the results. The whole bundle stays under 10 MB.
 func TestOversizeReportBundleIsBounded(t *testing.T) {
-	suite := onlyPairs(t, repoRoot+"/fixtures/demo", "wrong-fix")
+	suite := e2e.OnlyPairs(t, repoRoot+"/fixtures/demo", "wrong-fix")
 	manifest := filepath.Join(suite, "tender.yaml")
 	data := clitest.ReadFile(t, manifest)
 	block := data[strings.Index(data, "  - id: wrong-fix"):]

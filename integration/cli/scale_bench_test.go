@@ -11,9 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
-	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
@@ -22,61 +19,13 @@ import (
 
 var cheapPairs = flag.Int("cheap-pairs", 10000, "pairs graded by BenchmarkCheapPairs")
 
-// cheapSuite writes a copy of the demo suite with n pairs that run nothing: empty patches
-// and patches the pre-scan rejects (a protected path), in turn. No workspace is written and
-// no verifier starts: grading them is bookkeeping.
-func cheapSuite(tb testing.TB, n int) string {
-	tb.Helper()
-	suiteDir := tb.TempDir()
-	if err := os.CopyFS(suiteDir, os.DirFS(repoRoot+"/fixtures/demo")); err != nil {
-		tb.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(suiteDir, "tender.yaml"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var doc suite.SuiteDoc
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		tb.Fatal(err)
-	}
-	// The pairs share their fields through YAML anchors and merge keys, so 10,000 of them fit
-	// under the manifest's 1 MiB cap.
-	fields := map[string]string{}
-	for _, p := range doc.Pairs {
-		ids, _ := json.Marshal(*p.FailToPass)
-		fields[p.ID] = fmt.Sprintf(
-			"repository: calc, base_commit: %s, issue: %s, patch: %s, test_patch: %s, fail_to_pass: %s",
-			p.BaseCommit,
-			p.Issue,
-			p.Patch,
-			p.TestPatch,
-			ids,
-		)
-	}
-	var b strings.Builder
-	b.WriteString("name: cheap\nversion: \"1\"\nrepositories: {calc: {fast_export: repos/calc.fi}}\npairs:\n")
-	cycle := []string{"empty-patch", "touches-tender"}
-	for i := range n {
-		kind := cycle[i%len(cycle)]
-		if i < len(cycle) {
-			fmt.Fprintf(&b, "- &%s {id: c%05d, %s}\n", kind, i, fields[kind])
-			continue
-		}
-		fmt.Fprintf(&b, "- {<<: *%s, id: c%05d}\n", kind, i)
-	}
-	if err := os.WriteFile(filepath.Join(suiteDir, "tender.yaml"), []byte(b.String()), 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	return suiteDir
-}
-
 // BenchmarkCheapPairs grades 10,000 pairs (-cheap-pairs) that run nothing, end to end through cli.Main (load,
 // grade, results.jsonl, every output, the seal), and reports the cost per pair. The
 // baseline, in the same process, is the part of that work no implementation can skip:
 // encoding each pair's record and appending it to a file, synced, one line at a time.
 func BenchmarkCheapPairs(b *testing.B) {
 	n := *cheapPairs
-	suite := cheapSuite(b, n)
+	suite := e2e.CheapSuite(b, n)
 	var baseline, tender time.Duration
 	for i := 0; b.Loop(); i++ {
 		base := baselineAppend(b, n)

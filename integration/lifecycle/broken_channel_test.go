@@ -1,43 +1,12 @@
-package cli
+package lifecycle
 
 import (
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/tender-grader/tender/integration/internal/e2e"
-	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 )
-
-// onlyPairs copies a fixture suite and keeps only the named pairs in its manifest.
-func onlyPairs(t *testing.T, src string, ids ...string) string {
-	t.Helper()
-	suite := e2e.CopyDir(t, src)
-	manifest := filepath.Join(suite, "tender.yaml")
-	data := clitest.ReadFile(t, manifest)
-	head, body, ok := strings.Cut(data, "\npairs:\n")
-	if !ok {
-		t.Fatalf("%s has no pairs section", manifest)
-	}
-	var keep []string
-	for _, block := range strings.Split(body, "\n  - id: ")[1:] {
-		id, _, _ := strings.Cut(block, "\n")
-		for _, want := range ids {
-			if strings.TrimSpace(id) == want {
-				keep = append(keep, "  - id: "+block)
-			}
-		}
-	}
-	if len(keep) != len(ids) {
-		t.Fatalf("found %d of the pairs %q in %s", len(keep), ids, manifest)
-	}
-	if err := os.WriteFile(manifest, []byte(head+"\npairs:\n"+strings.Join(keep, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return suite
-}
 
 // TestKillParentAndForkRewriteAreForged: r2-kill-parent kills the bootstrap's parent after its
 // plan line, so no end line comes; whether or not the report was written in time (a race that
@@ -47,7 +16,7 @@ func onlyPairs(t *testing.T, src string, ids ...string) string {
 // (a mutant passed, or the report changed after the digest). Both are integrity_violation
 // every time. Run it under ../shared/tools/under-load with -count=5.
 func TestKillParentAndForkRewriteAreForged(t *testing.T) {
-	suite := onlyPairs(t, repoRoot+"/fixtures/attacks", "r2-kill-parent", "r2-fork-rewrite")
+	suite := e2e.OnlyPairs(t, e2e.RepoRoot+"/fixtures/attacks", "r2-kill-parent", "r2-fork-rewrite")
 	out := filepath.Join(t.TempDir(), "out")
 	e2e.RunTender(t, "grade", suite, "--out", out, "--concurrency", "1")
 	results, err := report.ReadResults(filepath.Join(out, "results.jsonl"))

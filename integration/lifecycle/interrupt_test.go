@@ -1,4 +1,4 @@
-package cli
+package lifecycle
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ import (
 // not apply, an empty patch, a protected path), so the batch is large but quick.
 func manyPairs(t *testing.T, n int) string {
 	t.Helper()
-	suiteDir := e2e.CopyDir(t, repoRoot+"/fixtures/demo")
+	suiteDir := e2e.CopyDir(t, e2e.RepoRoot+"/fixtures/demo")
 	doc := e2e.ReadSuiteDoc(t, suiteDir)
 	byID := map[string]suite.PairDoc{}
 	for _, p := range doc.Pairs {
@@ -59,7 +59,7 @@ func manyPairs(t *testing.T, n int) string {
 // not started) at a fifth of the cost of 100.
 func TestInterruptAndResume(t *testing.T) {
 	const total = 20
-	bin := clitest.BuildTender(t, repoRoot)
+	bin := clitest.BuildTender(t, e2e.RepoRoot)
 	suite := manyPairs(t, total)
 	out := filepath.Join(t.TempDir(), "out")
 	var stderr bytes.Buffer
@@ -71,7 +71,7 @@ func TestInterruptAndResume(t *testing.T) {
 	jsonl := filepath.Join(out, "results.jsonl")
 	deadline := time.Now().Add(3 * time.Minute)
 	// Interrupt while a verifier of the run is up and some pairs have finished.
-	for time.Now().Before(deadline) && (e2e.CountLines(jsonl) < 3 || len(containersOf(t, cmd.Process.Pid)) == 0) {
+	for time.Now().Before(deadline) && (e2e.CountLines(jsonl) < 3 || len(e2e.ContainersOf(t, cmd.Process.Pid)) == 0) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
@@ -82,7 +82,7 @@ func TestInterruptAndResume(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitInterrupted {
 		t.Fatalf("interrupted grade: %v, want exit %d\n%s", err, cli.ExitInterrupted, stderr.String())
 	}
-	if left := containersOf(t, cmd.Process.Pid); len(left) > 0 {
+	if left := e2e.ContainersOf(t, cmd.Process.Pid); len(left) > 0 {
 		t.Errorf("containers of the interrupted run are left: %v\n%s", left, stderr.String())
 	}
 	kept, err := report.ReadResults(jsonl)
@@ -122,7 +122,7 @@ func TestInterruptAndResume(t *testing.T) {
 			t.Errorf("finished pair %s was lost or graded again on resume", k.ID)
 		}
 	}
-	if left := containersOf(t, resume.Process.Pid); len(left) > 0 {
+	if left := e2e.ContainersOf(t, resume.Process.Pid); len(left) > 0 {
 		t.Errorf("containers of the resumed run are left: %v", left)
 	}
 	if _, _, code := e2e.RunTender(t, "verify", out); code != cli.ExitOK {

@@ -1,4 +1,4 @@
-package cli
+package lifecycle
 
 import (
 	"errors"
@@ -27,7 +27,7 @@ import (
 // The seed is logged; TENDER_KILL9_SEED replays a run.
 func TestKill9CyclesThenResume(t *testing.T) {
 	const pairs, cycles = 50, 10
-	bin := clitest.BuildTender(t, repoRoot)
+	bin := clitest.BuildTender(t, e2e.RepoRoot)
 	suite := manyPairs(t, pairs)
 	tmp := t.TempDir()
 	out := filepath.Join(t.TempDir(), "out")
@@ -85,7 +85,7 @@ func TestKill9CyclesThenResume(t *testing.T) {
 			pairs,
 			lost,
 			len(tenderDirs(t, tmp)),
-			len(containersOf(t, cmd.Process.Pid)),
+			len(e2e.ContainersOf(t, cmd.Process.Pid)),
 		)
 		if lost > 0 {
 			t.Errorf("cycle %d lost %d recorded pair(s)", cycle, lost)
@@ -116,7 +116,7 @@ func TestKill9CyclesThenResume(t *testing.T) {
 	left := tenderDirs(t, tmp)
 	var containers []string
 	for _, pid := range append(killed, final.Process.Pid) {
-		containers = append(containers, containersOf(t, pid)...)
+		containers = append(containers, e2e.ContainersOf(t, pid)...)
 	}
 	t.Logf(
 		"after the last resume: %d of %d pairs recorded once each, %d lost, %d recorded pairs graded again, %d tender-* directories and %d containers left",

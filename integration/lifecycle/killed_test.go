@@ -1,4 +1,4 @@
-package cli
+package lifecycle
 
 import (
 	"os"
@@ -17,7 +17,7 @@ import (
 // TestVerifierKilledFromOutside: `docker kill` of a running verifier is infrastructure, so
 // the pair is an error (verifier_killed), never unresolved for a missing report.
 func TestVerifierKilledFromOutside(t *testing.T) {
-	bin := clitest.BuildTender(t, repoRoot)
+	bin := clitest.BuildTender(t, e2e.RepoRoot)
 	suite := e2e.OrderedSuite(t, "gold-fix")
 	out := filepath.Join(t.TempDir(), "out")
 	cmd := exec.Command(bin, "grade", suite, "--out", out, "--concurrency", "1")

@@ -1,4 +1,4 @@
-package cli
+package lifecycle
 
 import (
 	"os"
@@ -33,7 +33,7 @@ func tenderDirs(t *testing.T, dir string) []string {
 // (repository snapshots, check workspaces, restore bases) are removed by `tender gc`, and by
 // the next grade when it starts, as its containers are.
 func TestKilledRunLeavesNoTempDirs(t *testing.T) {
-	bin := clitest.BuildTender(t, repoRoot)
+	bin := clitest.BuildTender(t, e2e.RepoRoot)
 	suite := e2e.OrderedSuite(t, "gold-fix", "gold-fix")
 	for _, next := range [][]string{{"gc"}, {"grade", e2e.OrderedSuite(t, "empty-patch"), "--out", filepath.Join(t.TempDir(), "next")}} {
 		t.Run(next[0], func(t *testing.T) {
@@ -42,7 +42,7 @@ func TestKilledRunLeavesNoTempDirs(t *testing.T) {
 			cmd := exec.Command(bin, "grade", suite, "--out", filepath.Join(t.TempDir(), "out"), "--concurrency", "1")
 			cmd.Env = env
 			clitest.Must(t, cmd.Start())
-			for deadline := time.Now().Add(3 * time.Minute); len(containersOf(t, cmd.Process.Pid)) == 0 && time.Now().Before(deadline); {
+			for deadline := time.Now().Add(3 * time.Minute); len(e2e.ContainersOf(t, cmd.Process.Pid)) == 0 && time.Now().Before(deadline); {
 				time.Sleep(50 * time.Millisecond)
 			}
 			clitest.Must(t, cmd.Process.Signal(syscall.SIGKILL))
@@ -59,7 +59,7 @@ func TestKilledRunLeavesNoTempDirs(t *testing.T) {
 			if still := tenderDirs(t, tmp); len(still) > 0 {
 				t.Errorf("after tender %s the killed run's %v are still in TMPDIR (it left %v)", next[0], still, left)
 			}
-			if c := containersOf(t, cmd.Process.Pid); len(c) > 0 {
+			if c := e2e.ContainersOf(t, cmd.Process.Pid); len(c) > 0 {
 				t.Errorf("after tender %s the killed run's containers %v are left", next[0], c)
 			}
 		})

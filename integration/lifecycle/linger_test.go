@@ -1,4 +1,4 @@
-package cli
+package lifecycle
 
 import (
 	"os"
@@ -59,7 +59,7 @@ new file mode 100644
 // report's digest): the canary never appears, the report is the test process's own, and the
 // otherwise correct fix is resolved.
 func TestTestProcessLeavesNoProcessBehind(t *testing.T) {
-	suite := onlyPairs(t, repoRoot+"/fixtures/demo", "gold-fix")
+	suite := e2e.OnlyPairs(t, e2e.RepoRoot+"/fixtures/demo", "gold-fix")
 	manifest := filepath.Join(suite, "tender.yaml")
 	data := clitest.ReadFile(t, manifest)
 	const anchor = "  timeout: 120s\n"

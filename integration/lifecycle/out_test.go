@@ -1,4 +1,4 @@
-package cli
+package lifecycle
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ import (
 // that names it, never a raw mkdir or lstat message; --out next to --resume is refused, not
 // ignored.
 func TestGradeOutRefusals(t *testing.T) {
-	suite := cheapSuite(t, 2)
+	suite := e2e.CheapSuite(t, 2)
 	file := filepath.Join(t.TempDir(), "file")
 	clitest.Must(t, os.WriteFile(file, []byte("x"), 0o644))
 	_, done := e2e.GradeOK(t, suite)
@@ -54,7 +54,7 @@ func TestGradeOutRefusals(t *testing.T) {
 // TestEmptyShardIsABundle: a shard that selects no pair is a valid, sealed, empty bundle, so
 // a matrix with more shards than pairs still merges.
 func TestEmptyShardIsABundle(t *testing.T) {
-	suite := cheapSuite(t, 2)
+	suite := e2e.CheapSuite(t, 2)
 	const n = 8
 	var dirs []string
 	empty := 0
@@ -87,9 +87,9 @@ func TestEmptyShardIsABundle(t *testing.T) {
 // TestConcurrentGradesOneOut: two grades started together into one new --out. Ten times, one
 // is refused (exit 2) and the other writes a whole bundle: every pair once, and it verifies.
 func TestConcurrentGradesOneOut(t *testing.T) {
-	bin := clitest.BuildTender(t, repoRoot)
+	bin := clitest.BuildTender(t, e2e.RepoRoot)
 	const pairs = 20
-	suite := cheapSuite(t, pairs)
+	suite := e2e.CheapSuite(t, pairs)
 	for round := range 10 {
 		out := filepath.Join(t.TempDir(), "out")
 		var wg sync.WaitGroup
@@ -159,7 +159,7 @@ func tmpfs(t *testing.T, size int) string {
 // is freed, --resume finishes with every pair once.
 func TestFullDiskStopsAndResumes(t *testing.T) {
 	const pairs = 400
-	suite := cheapSuite(t, pairs)
+	suite := e2e.CheapSuite(t, pairs)
 	disk := tmpfs(t, 64<<10)
 	out := filepath.Join(disk, "out")
 	_, stderr, code := e2e.RunTender(t, "grade", suite, "--out", out, "--concurrency", "2")
@@ -207,14 +207,14 @@ func TestFullDiskStopsAndResumes(t *testing.T) {
 // sealed bundle without results.jsonl. The first pair is cheap; the second runs a verifier,
 // and --out goes while it runs.
 func TestOutRemovedMidRun(t *testing.T) {
-	bin := clitest.BuildTender(t, repoRoot)
+	bin := clitest.BuildTender(t, e2e.RepoRoot)
 	suite := e2e.OrderedSuite(t, "empty-patch", "gold-fix", "empty-patch")
 	out := filepath.Join(t.TempDir(), "out")
 	cmd := exec.Command(bin, "grade", suite, "--out", out, "--concurrency", "1")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	clitest.Must(t, cmd.Start())
-	for e2e.CountLines(filepath.Join(out, report.ResultsJSONL)) < 1 || len(containersOf(t, cmd.Process.Pid)) == 0 {
+	for e2e.CountLines(filepath.Join(out, report.ResultsJSONL)) < 1 || len(e2e.ContainersOf(t, cmd.Process.Pid)) == 0 {
 		if cmd.ProcessState != nil {
 			break
 		}

@@ -1,4 +1,4 @@
-package cli
+package lifecycle
 
 import (
 	"encoding/json"
@@ -67,7 +67,7 @@ func gradedIDs(stderr string) []string {
 // sealed bundle.
 func TestResumeKeepsOnlyWhatItCanRederive(t *testing.T) {
 	const n = 6
-	suite := cheapSuite(t, n)
+	suite := e2e.CheapSuite(t, n)
 	all := []string{"c00000", "c00001", "c00002", "c00003", "c00004", "c00005"}
 	var shard1 []string
 	for _, id := range all {

@@ -1,4 +1,4 @@
-package cli
+package lifecycle
 
 import (
 	"os/exec"
@@ -17,7 +17,7 @@ import (
 // and SIGTERM do: exit 130, every container of the run removed, a resume hint. SIGQUIT still
 // prints every goroutine's stack first, as Go's default would.
 func TestHangupAndQuitCleanUp(t *testing.T) {
-	bin := clitest.BuildTender(t, repoRoot)
+	bin := clitest.BuildTender(t, e2e.RepoRoot)
 	suite := e2e.OrderedSuite(t, "gold-fix", "gold-fix", "gold-fix")
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGQUIT} {
 		t.Run(sig.String(), func(t *testing.T) {
@@ -26,7 +26,7 @@ func TestHangupAndQuitCleanUp(t *testing.T) {
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			clitest.Must(t, cmd.Start())
-			for deadline := time.Now().Add(3 * time.Minute); len(containersOf(t, cmd.Process.Pid)) == 0; {
+			for deadline := time.Now().Add(3 * time.Minute); len(e2e.ContainersOf(t, cmd.Process.Pid)) == 0; {
 				if time.Now().After(deadline) {
 					cmd.Process.Kill()
 					t.Fatalf("no verifier started:\n%s", stderr.String())
@@ -45,7 +45,7 @@ func TestHangupAndQuitCleanUp(t *testing.T) {
 					stderr.String(),
 				)
 			}
-			if left := containersOf(t, cmd.Process.Pid); len(left) > 0 {
+			if left := e2e.ContainersOf(t, cmd.Process.Pid); len(left) > 0 {
 				t.Errorf("after %s containers of the run are left: %v", sig, left)
 				exec.Command("docker", append([]string{"rm", "-f"}, left...)...).Run()
 			}
@@ -59,12 +59,12 @@ func TestHangupAndQuitCleanUp(t *testing.T) {
 // TestInterruptedValidateRunNamesNothingBroken: validate --run cut short by SIGINT exits 130
 // and calls no instance broken for checks it did not finish.
 func TestInterruptedValidateRunNamesNothingBroken(t *testing.T) {
-	bin := clitest.BuildTender(t, repoRoot)
-	cmd := exec.Command(bin, "validate", "--run", repoRoot+"/fixtures/demo")
+	bin := clitest.BuildTender(t, e2e.RepoRoot)
+	cmd := exec.Command(bin, "validate", "--run", e2e.RepoRoot+"/fixtures/demo")
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	clitest.Must(t, cmd.Start())
-	for deadline := time.Now().Add(3 * time.Minute); len(containersOf(t, cmd.Process.Pid)) == 0; {
+	for deadline := time.Now().Add(3 * time.Minute); len(e2e.ContainersOf(t, cmd.Process.Pid)) == 0; {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			t.Fatalf("no verifier started:\n%s", stderr.String())

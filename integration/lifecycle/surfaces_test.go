@@ -1,4 +1,4 @@
-package cli
+package lifecycle
 
 import (
 	"os"
@@ -16,7 +16,7 @@ import (
 // withVerifierLines copies the demo suite and adds lines to its verifier section.
 func withVerifierLines(t *testing.T, lines string) string {
 	t.Helper()
-	suite := e2e.CopyDir(t, repoRoot+"/fixtures/demo")
+	suite := e2e.CopyDir(t, e2e.RepoRoot+"/fixtures/demo")
 	manifest := filepath.Join(suite, "tender.yaml")
 	data := clitest.ReadFile(t, manifest)
 	const anchor = "  timeout: 120s\n"

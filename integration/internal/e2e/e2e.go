@@ -1,5 +1,5 @@
 // Package e2e holds the helpers of the end-to-end test packages (integration/cli,
-// integration/envs): running the program through cli.Main, grading a suite, and making the
+// integration/lifecycle, integration/envs, integration/suites, integration/honest): running the program through cli.Main, grading a suite, and making the
 // suites and repositories the tests grade, with real git. Those the engine-free tests of
 // internal/cli use too are in internal/clitest.
 package e2e
@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -198,4 +199,90 @@ func CheckVerdicts(t testing.TB, what string, results []report.PairResult, ids [
 			t.Errorf("%s %s: verdict %q, want %q", what, id, v, want)
 		}
 	}
+}
+
+// OnlyPairs copies a fixture suite and keeps only the named pairs in its manifest.
+func OnlyPairs(t *testing.T, src string, ids ...string) string {
+	t.Helper()
+	suite := CopyDir(t, src)
+	manifest := filepath.Join(suite, "tender.yaml")
+	data := clitest.ReadFile(t, manifest)
+	head, body, ok := strings.Cut(data, "\npairs:\n")
+	if !ok {
+		t.Fatalf("%s has no pairs section", manifest)
+	}
+	var keep []string
+	for _, block := range strings.Split(body, "\n  - id: ")[1:] {
+		id, _, _ := strings.Cut(block, "\n")
+		for _, want := range ids {
+			if strings.TrimSpace(id) == want {
+				keep = append(keep, "  - id: "+block)
+			}
+		}
+	}
+	if len(keep) != len(ids) {
+		t.Fatalf("found %d of the pairs %q in %s", len(keep), ids, manifest)
+	}
+	if err := os.WriteFile(manifest, []byte(head+"\npairs:\n"+strings.Join(keep, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return suite
+}
+
+// ContainersOf lists the verifier containers of the tender process pid.
+func ContainersOf(t *testing.T, pid int) []string {
+	t.Helper()
+	out, err := exec.Command("docker", "ps", "-aq", "--filter", "label=tender.pid="+strconv.Itoa(pid)).Output()
+	if err != nil {
+		t.Fatalf("docker ps: %v", err)
+	}
+	return strings.Fields(string(out))
+}
+
+// CheapSuite writes a copy of the demo suite with n pairs that run nothing: empty patches
+// and patches the pre-scan rejects (a protected path), in turn. No workspace is written and
+// no verifier starts: grading them is bookkeeping.
+func CheapSuite(tb testing.TB, n int) string {
+	tb.Helper()
+	suiteDir := tb.TempDir()
+	if err := os.CopyFS(suiteDir, os.DirFS(RepoRoot+"/fixtures/demo")); err != nil {
+		tb.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(suiteDir, "tender.yaml"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var doc suite.SuiteDoc
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		tb.Fatal(err)
+	}
+	// The pairs share their fields through YAML anchors and merge keys, so 10,000 of them fit
+	// under the manifest's 1 MiB cap.
+	fields := map[string]string{}
+	for _, p := range doc.Pairs {
+		ids, _ := json.Marshal(*p.FailToPass)
+		fields[p.ID] = fmt.Sprintf(
+			"repository: calc, base_commit: %s, issue: %s, patch: %s, test_patch: %s, fail_to_pass: %s",
+			p.BaseCommit,
+			p.Issue,
+			p.Patch,
+			p.TestPatch,
+			ids,
+		)
+	}
+	var b strings.Builder
+	b.WriteString("name: cheap\nversion: \"1\"\nrepositories: {calc: {fast_export: repos/calc.fi}}\npairs:\n")
+	cycle := []string{"empty-patch", "touches-tender"}
+	for i := range n {
+		kind := cycle[i%len(cycle)]
+		if i < len(cycle) {
+			fmt.Fprintf(&b, "- &%s {id: c%05d, %s}\n", kind, i, fields[kind])
+			continue
+		}
+		fmt.Fprintf(&b, "- {<<: *%s, id: c%05d}\n", kind, i)
+	}
+	if err := os.WriteFile(filepath.Join(suiteDir, "tender.yaml"), []byte(b.String()), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return suiteDir
 }
