@@ -11,7 +11,7 @@ import (
 
 // early is a check's command started before its standard input is known (Spec.StdinFirst):
 // Tender's pytest bootstrap imports pytest while the workspace is unpacked and the planter
-// runs, instead of after them. Its standard input is held open, empty, until run writes it,
+// runs, instead of after them. Its standard input is held open, empty, until runEarly writes it,
 // or abort closes it.
 type early struct {
 	ctx     context.Context

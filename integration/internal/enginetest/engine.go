@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"testing"
 	"time"
 
 	"github.com/tender-grader/tender/sandbox/docker"
@@ -21,6 +22,17 @@ import (
 // starting "FAIL: pkg" to stderr and returns nil; the caller's TestMain then exits 1.
 func Start(pkg string, images ...string) *docker.Backend {
 	return start(pkg, images, os.Stderr)
+}
+
+// Main is the TestMain of a package that needs nothing but the engine and images: it runs the
+// package's tests once Start succeeded, and exits 1 when it did not.
+func Main(m *testing.M, pkg string, images ...string) {
+	d := Start(pkg, images...)
+	if d == nil {
+		os.Exit(1)
+	}
+	d.Close(context.Background())
+	os.Exit(m.Run())
 }
 
 func start(pkg string, images []string, w io.Writer) *docker.Backend {
