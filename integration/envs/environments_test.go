@@ -18,26 +18,12 @@ import (
 	"github.com/tender-grader/tender/sandbox/docker"
 )
 
-// srcLayoutRepo is a project with a src/ layout: its package is importable only with src on
-// sys.path. double() is wrong at the base commit.
-var srcLayoutRepo = map[string]string{
-	"src/calcpkg/__init__.py": "def double(x):\n    return x * 3\n",
-	"tests/test_calc.py":      "from calcpkg import double\n\n\ndef test_double():\n    assert double(2) == 4\n\n\ndef test_zero():\n    assert double(0) == 0\n",
-	"tests/test_env.py": "import importlib.util\n\n\ndef test_marker():\n    import tender_envmark\n    assert tender_envmark.MARK == \"dockerfile\"\n\n\n" +
-		"def test_no_marker():\n    assert importlib.util.find_spec(\"tender_envmark\") is None\n",
-}
-
-const (
-	goldSrc  = "diff --git a/src/calcpkg/__init__.py b/src/calcpkg/__init__.py\n--- a/src/calcpkg/__init__.py\n+++ b/src/calcpkg/__init__.py\n@@ -1,2 +1,2 @@\n def double(x):\n-    return x * 3\n+    return x * 2\n"
-	wrongSrc = "diff --git a/src/calcpkg/__init__.py b/src/calcpkg/__init__.py\n--- a/src/calcpkg/__init__.py\n+++ b/src/calcpkg/__init__.py\n@@ -1,2 +1,2 @@\n def double(x):\n-    return x * 3\n+    return x + 1\n"
-)
-
-// writeEnvSuite makes a suite around srcLayoutRepo (a real git bundle) whose pairs run in
+// writeEnvSuite makes a suite around e2e.SrcLayoutRepo (a real git bundle) whose pairs run in
 // three environments and in the suite's own verifier, and returns it with the base commit.
 func writeEnvSuite(t *testing.T, pytestID string) string {
 	t.Helper()
 	suite := t.TempDir()
-	base := e2e.BundleRepo(t, srcLayoutRepo, filepath.Join(suite, "repos", "calc.bundle"))
+	base := e2e.BundleRepo(t, e2e.SrcLayoutRepo, filepath.Join(suite, "repos", "calc.bundle"))
 	pair := func(id, env, patch string, f2p ...string) string {
 		e := ""
 		if env != "" {
@@ -71,7 +57,7 @@ func writeEnvSuite(t *testing.T, pytestID string) string {
 		pair("empty", "", "empty.diff", "tests/test_calc.py::test_double") +
 		pair("wrong", "", "wrong.diff", "tests/test_calc.py::test_double")
 	clitest.WriteFiles(t, suite, map[string]string{"tender.yaml": manifest, "issue.md": "double() triples.\n",
-		"gold.diff": goldSrc, "wrong.diff": wrongSrc, "empty.diff": "",
+		"gold.diff": e2e.SrcLayoutGold, "wrong.diff": e2e.SrcLayoutWrong, "empty.diff": "",
 		"envs/file/Dockerfile":        "FROM tender-verifier/pytest\nCOPY tender_envmark.py /usr/lib/python3/dist-packages/tender_envmark.py\n",
 		"envs/file/tender_envmark.py": "MARK = \"dockerfile\"\n"})
 	return suite
@@ -172,9 +158,9 @@ func TestGradeInEnvironments(t *testing.T) {
 // verifier starts, and the other pairs are graded as usual.
 func TestGradeEnvironmentImageMissing(t *testing.T) {
 	suite := t.TempDir()
-	base := e2e.BundleRepo(t, srcLayoutRepo, filepath.Join(suite, "repos", "calc.bundle"))
+	base := e2e.BundleRepo(t, e2e.SrcLayoutRepo, filepath.Join(suite, "repos", "calc.bundle"))
 	gone := "sha256:" + strings.Repeat("0", 64)
-	clitest.WriteFiles(t, suite, map[string]string{"issue.md": "double() triples.\n", "gold.diff": goldSrc,
+	clitest.WriteFiles(t, suite, map[string]string{"issue.md": "double() triples.\n", "gold.diff": e2e.SrcLayoutGold,
 		"tender.yaml": "name: gone\nversion: \"1\"\nverifier:\n  python_path: [src]\nenvironments:\n  gone:\n    image: " + gone + "\n" +
 			"repositories:\n  calc: {bundle: repos/calc.bundle}\npairs:\n" +
 			fmt.Sprintf(

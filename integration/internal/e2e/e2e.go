@@ -1,5 +1,6 @@
 // Package e2e holds the helpers of the end-to-end test packages (integration/cli,
-// integration/lifecycle, integration/envs, integration/suites, integration/honest): running the program through cli.Main, grading a suite, and making the
+// integration/lifecycle, integration/envs, integration/realworld, integration/suites,
+// integration/honest): running the program through cli.Main, grading a suite, and making the
 // suites and repositories the tests grade, with real git. Those the engine-free tests of
 // internal/cli use too are in internal/clitest.
 package e2e
@@ -286,3 +287,18 @@ func CheapSuite(tb testing.TB, n int) string {
 	}
 	return suiteDir
 }
+
+// SrcLayoutRepo is a project with a src/ layout: its package is importable only with src on
+// sys.path. double() is wrong at the base commit.
+var SrcLayoutRepo = map[string]string{
+	"src/calcpkg/__init__.py": "def double(x):\n    return x * 3\n",
+	"tests/test_calc.py":      "from calcpkg import double\n\n\ndef test_double():\n    assert double(2) == 4\n\n\ndef test_zero():\n    assert double(0) == 0\n",
+	"tests/test_env.py": "import importlib.util\n\n\ndef test_marker():\n    import tender_envmark\n    assert tender_envmark.MARK == \"dockerfile\"\n\n\n" +
+		"def test_no_marker():\n    assert importlib.util.find_spec(\"tender_envmark\") is None\n",
+}
+
+// SrcLayoutGold fixes SrcLayoutRepo; SrcLayoutWrong does not.
+const (
+	SrcLayoutGold  = "diff --git a/src/calcpkg/__init__.py b/src/calcpkg/__init__.py\n--- a/src/calcpkg/__init__.py\n+++ b/src/calcpkg/__init__.py\n@@ -1,2 +1,2 @@\n def double(x):\n-    return x * 3\n+    return x * 2\n"
+	SrcLayoutWrong = "diff --git a/src/calcpkg/__init__.py b/src/calcpkg/__init__.py\n--- a/src/calcpkg/__init__.py\n+++ b/src/calcpkg/__init__.py\n@@ -1,2 +1,2 @@\n def double(x):\n-    return x * 3\n+    return x + 1\n"
+)

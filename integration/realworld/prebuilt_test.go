@@ -1,4 +1,4 @@
-package envs
+package realworld
 
 import (
 	"fmt"
@@ -37,7 +37,7 @@ USER 65532
 	"envs/lookalike/testbed/src/calcpkg/__init__.py": "import warnings\n\n" +
 		"warnings.warn(\"TESTBED-CANARY: the image's copy of calcpkg was imported\")\n\n\n" +
 		"def double(x):\n    return x * 2\n",
-	"envs/lookalike/testbed/tests/test_calc.py":              srcLayoutRepo["tests/test_calc.py"],
+	"envs/lookalike/testbed/tests/test_calc.py":              e2e.SrcLayoutRepo["tests/test_calc.py"],
 	"envs/lookalike/site/easy-install.pth":                   "/testbed/src\n",
 	"envs/lookalike/site/__editable__.calcpkg-0.1.pth":       "import __editable___calcpkg_0_1_finder; __editable___calcpkg_0_1_finder.install()\n",
 	"envs/lookalike/site/__editable___calcpkg_0_1_finder.py": lookalikeFinder,
@@ -73,8 +73,8 @@ def install():
 // "resolves" and its log holds the canary.
 func TestPrebuiltInstanceImage(t *testing.T) {
 	builder := t.TempDir()
-	base := e2e.BundleRepo(t, withWhereTest(srcLayoutRepo), filepath.Join(builder, "repos", "calc.bundle"))
-	files := map[string]string{"issue.md": "double() triples.\n", "gold.diff": goldSrc, "wrong.diff": wrongSrc,
+	base := e2e.BundleRepo(t, withWhereTest(e2e.SrcLayoutRepo), filepath.Join(builder, "repos", "calc.bundle"))
+	files := map[string]string{"issue.md": "double() triples.\n", "gold.diff": e2e.SrcLayoutGold, "wrong.diff": e2e.SrcLayoutWrong,
 		"tender.yaml": "name: builder\nversion: \"1\"\nenvironments:\n  lookalike: {dockerfile: envs/lookalike/Dockerfile}\n" +
 			"repositories:\n  calc: {bundle: repos/calc.bundle}\npairs:\n" + prebuiltPair("p", "", base, "gold.diff")}
 	for k, v := range lookalikeFiles {
@@ -112,8 +112,8 @@ func TestPrebuiltInstanceImage(t *testing.T) {
 			"    digests: {%s}\n    python: /opt/miniconda3/envs/testbed/bin/python\n    python_path: [src]\n%s",
 			name, strings.Join(digests, ", "), extra)
 	}
-	clitest.WriteFiles(t, suite, map[string]string{"issue.md": "double() triples.\n", "gold.diff": goldSrc,
-		"wrong.diff": wrongSrc, "tender.yaml": "name: prebuilt\nversion: \"1\"\nenvironments:\n" +
+	clitest.WriteFiles(t, suite, map[string]string{"issue.md": "double() triples.\n", "gold.diff": e2e.SrcLayoutGold,
+		"wrong.diff": e2e.SrcLayoutWrong, "tender.yaml": "name: prebuilt\nversion: \"1\"\nenvironments:\n" +
 			env("sweb", "    project_copy: /testbed\n") + env("nocopy", "") +
 			"repositories:\n  calc: {bundle: repos/calc.bundle}\npairs:\n" +
 			prebuiltPair("gold", "sweb", base, "gold.diff") + prebuiltPair("wrong", "sweb", base, "wrong.diff") +

@@ -1,4 +1,4 @@
-package envs
+package realworld
 
 import (
 	"encoding/json"
