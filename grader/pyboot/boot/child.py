@@ -108,14 +108,13 @@ def preload(plugins):
 
 
 def preload_stdlib():
-    """The standard modules the tripwires import to snapshot them (unittest.mock brings asyncio
-    and ssl), imported while the parent still waits for the configuration: the backend may
-    start this process before the workspace is written (sandbox.Spec.StdinFirst), and nothing
-    here reads it."""
+    """The standard modules the tripwires import to snapshot them (SNAPSHOT_MODULES; unittest.mock
+    brings asyncio and ssl), imported while the parent still waits for the configuration: the
+    backend may start this process before the workspace is written (sandbox.Spec.StdinFirst),
+    and nothing here reads it."""
     import importlib
 
-    for name in ("unittest", "unittest.mock", "doctest", "fnmatch", "threading", "difflib", "decimal",
-                 "fractions"):
+    for name in SNAPSHOT_MODULES + ("doctest",):  # doctest: Tripwires' own
         importlib.import_module(name)
 
 

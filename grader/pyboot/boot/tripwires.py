@@ -509,7 +509,7 @@ def snapshot_builtins():
     import builtins
     import importlib
 
-    for name in ASSERTING_MODULES + ("unittest.mock", "fnmatch"):
+    for name in SNAPSHOT_MODULES:
         importlib.import_module(name)
     snap = [(builtins, vars(builtins), k, v, True) for k, v in list(vars(builtins).items()) if k not in HONEST_BUILTINS]
     std = stdlib_names()
@@ -543,6 +543,10 @@ HONEST_BUILTINS = {"_", "open", "print", "input", "exit", "quit", "help", "copyr
 # replacement decides (a hit of its own).
 ASSERTING_MODULES = ("math", "cmath", "operator", "re", "difflib", "fractions", "decimal", "collections",
                      "itertools", "functools", "posixpath", "string", "json")
+
+# The standard modules snapshot_builtins imports to take their callables in; the child imports
+# them earlier still, while it waits for its configuration (preload_stdlib).
+SNAPSHOT_MODULES = ASSERTING_MODULES + ("unittest.mock", "fnmatch")
 
 # What an honest run rebinds in the standard library: the interpreter's hooks, which pytest's
 # capture, faulthandler, unraisable and threadexception plugins set and restore, and warnings'
