@@ -22,6 +22,41 @@ type Backend interface {
 
 var _ Backend = (*Local)(nil)
 
+// Preparer is a Backend that can get a check ready before it runs: create and fill its
+// verifier, and run what comes before the check's deadline starts. A caller prepares the next
+// check while the current one runs.
+type Preparer interface {
+	Backend
+	Prepare(ctx context.Context, spec Spec) (Prepared, error)
+}
+
+// Prepared is a check whose verifier is ready and whose command has not been given its
+// standard input. Run runs it at most once, as Backend.Run would have; Release removes what
+// Prepare made, and is called once, whether or not Run was. No command of the check's reads
+// its input, or runs the workspace's code, before Run.
+type Prepared interface {
+	Run(ctx context.Context) (*Result, error)
+	Release()
+}
+
+// Prepare gets spec ready on b: by b's own Prepare when it has one, or else a check that Run
+// runs on b from the start.
+func Prepare(ctx context.Context, b Backend, spec Spec) (Prepared, error) {
+	if p, ok := b.(Preparer); ok {
+		return p.Prepare(ctx, spec)
+	}
+	return &later{b: b, spec: spec}, nil
+}
+
+// later is a check prepared by a backend that cannot prepare: it all happens in Run.
+type later struct {
+	b    Backend
+	spec Spec
+}
+
+func (l *later) Run(ctx context.Context) (*Result, error) { return l.b.Run(ctx, l.spec) }
+func (l *later) Release()                                 {}
+
 // MaxJUnitBytes caps the JUnit report read back from a check.
 const MaxJUnitBytes = 32 << 20
 

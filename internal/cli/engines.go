@@ -107,7 +107,7 @@ func preparePool(ctx context.Context, inv *invocation, p *pool.Pool, s *suite.Su
 	probeImage := ""
 	if needsSuiteImage(pairs) {
 		ref := s.Verifier.Image
-		_, err := p.Prepare(ctx, ref, func(ctx context.Context, e pool.Engine) (string, error) {
+		_, err := p.PrepareImage(ctx, ref, func(ctx context.Context, e pool.Engine) (string, error) {
 			return ensureVerifierImage(ctx, e.(*docker.Backend), ref, img, inv.Stderr)
 		}, inv.Stderr)
 		if err != nil {
@@ -153,7 +153,7 @@ type poolImages struct {
 }
 
 func (pi poolImages) EnsureRecipe(ctx context.Context, r sandbox.Recipe, progress io.Writer) (string, error) {
-	return pi.p.Prepare(ctx, r.Ref(), func(ctx context.Context, e pool.Engine) (string, error) {
+	return pi.p.PrepareImage(ctx, r.Ref(), func(ctx context.Context, e pool.Engine) (string, error) {
 		return e.(*docker.Backend).EnsureRecipe(ctx, r, progress)
 	}, pi.w)
 }
@@ -163,13 +163,13 @@ func (pi poolImages) EnsureDockerfile(
 	b docker.DockerfileBuild,
 	progress io.Writer,
 ) (string, error) {
-	return pi.p.Prepare(ctx, b.Ref, func(ctx context.Context, e pool.Engine) (string, error) {
+	return pi.p.PrepareImage(ctx, b.Ref, func(ctx context.Context, e pool.Engine) (string, error) {
 		return e.(*docker.Backend).EnsureDockerfile(ctx, b, progress)
 	}, pi.w)
 }
 
 func (pi poolImages) EnsurePinned(ctx context.Context, ref string, progress io.Writer) (string, error) {
-	return pi.p.Prepare(ctx, ref, func(ctx context.Context, e pool.Engine) (string, error) {
+	return pi.p.PrepareImage(ctx, ref, func(ctx context.Context, e pool.Engine) (string, error) {
 		return e.(*docker.Backend).EnsurePinned(ctx, ref, progress)
 	}, pi.w)
 }
@@ -185,7 +185,7 @@ func (pi poolImages) BuildRecord(ctx context.Context, id string) ([]byte, error)
 
 // FindPinned finds a prebuilt instance image on the engines; nothing is pulled.
 func (pi poolImages) FindPinned(ctx context.Context, ref string, progress io.Writer) (string, error) {
-	return pi.p.Prepare(ctx, ref, func(ctx context.Context, e pool.Engine) (string, error) {
+	return pi.p.PrepareImage(ctx, ref, func(ctx context.Context, e pool.Engine) (string, error) {
 		return e.(*docker.Backend).FindPinned(ctx, ref, progress)
 	}, pi.w)
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -31,37 +32,88 @@ type box struct {
 // the evaluator's files and the plant step, and the command, all under the check's deadline,
 // collects the results and removes the container, whatever happened.
 func (d *Backend) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+	c, err := d.Prepare(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Release()
+	return c.Run(ctx)
+}
+
+var _ sandbox.Preparer = (*Backend)(nil)
+
+// Prepare creates and starts spec's container and streams the workspace in. Without setup
+// commands it also writes the evaluator's files, runs the plant step and, under
+// Spec.StdinFirst, starts the command, which waits for its standard input: all that comes
+// before the check's deadline starts.
+func (d *Backend) Prepare(ctx context.Context, spec sandbox.Spec) (sandbox.Prepared, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
 	if spec.Image == "" {
 		return nil, fmt.Errorf("%w: %s: no image", sandbox.ErrBadSpec, spec.Name)
 	}
-	lim := spec.Limits.WithDefaults()
-	e := execSpec{argv: boxLayout.Expand(spec.Command), env: boxLayout.Environ(spec.Env), as: asVerifier}
-	var pre *early
+	c := &prepared{d: d, ctx: ctx, spec: spec, lim: spec.Limits.WithDefaults()}
+	c.e = execSpec{argv: boxLayout.Expand(spec.Command), env: boxLayout.Environ(spec.Env), as: asVerifier}
 	if spec.StdinFirst && len(spec.Setup) == 0 {
-		pre = newEarly(ctx, e)
-		defer pre.abort()
+		c.pre = newEarly(ctx, c.e)
 	}
-	b, planted, err := d.startBox(ctx, spec, lim, pre)
+	b, planted, err := d.startBox(ctx, spec, c.lim, c.pre)
 	if errors.Is(err, errKilledOutside) {
-		return &sandbox.Result{Backend: "docker", Isolated: true, Killed: true, ExitCode: -1}, nil
+		c.killed = true
+		return c, nil
 	}
 	if err != nil {
+		c.Release()
 		return nil, err
 	}
-	defer func() {
-		done := phase.Start(ctx, "container: remove")
-		d.removeBox(ctx, b)
-		done()
-	}()
+	c.b, c.planted = b, planted
+	return c, nil
+}
+
+// prepared is a check whose container runs, filled.
+type prepared struct {
+	d       *Backend
+	ctx     context.Context // Prepare's: the profile's, and the one the removal outlives
+	spec    sandbox.Spec
+	lim     sandbox.Limits
+	e       execSpec
+	pre     *early // the command, started early; nil when it starts in Run
+	b       *box   // nil when the container was killed from outside while it was filled
+	planted []byte
+	killed  bool
+	once    sync.Once
+}
+
+// Release removes the container and lets go of an early command that never got its input.
+func (c *prepared) Release() {
+	c.once.Do(func() {
+		if c.b != nil {
+			done := phase.Start(c.ctx, "container: remove")
+			c.d.removeBox(c.ctx, c.b)
+			done()
+		}
+		if c.pre != nil {
+			c.pre.abort()
+		}
+	})
+}
+
+// Run runs the setup commands, the evaluator's files and the plant step when Prepare did not,
+// and the command, under the check's deadline, and collects the results. The container stays
+// until Release.
+func (c *prepared) Run(ctx context.Context) (*sandbox.Result, error) {
+	d, b, spec, lim := c.d, c.b, c.spec, c.lim
+	if c.killed {
+		return &sandbox.Result{Backend: "docker", Isolated: true, Killed: true, ExitCode: -1}, nil
+	}
 	res := &sandbox.Result{Backend: "docker", Isolated: true, ImageID: b.imageID}
 	stdout, stderr := sandbox.NewCapWriter(lim.OutputBytes), sandbox.NewCapWriter(lim.OutputBytes)
 	defer func() { res.Stdout, res.Stderr = stdout.Capture(), stderr.Capture() }()
 	start := time.Now()
 	defer func() { res.Wall = time.Since(start) }()
 	deadline := start.Add(lim.Timeout)
+	planted := c.planted
 	if len(spec.Setup) > 0 {
 		out, err := d.runSetup(ctx, b, spec, lim, res, stderr, deadline)
 		if err != nil || !out.ended || out.dead || !res.Ran() {
@@ -78,16 +130,18 @@ func (d *Backend) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, 
 	stdin := spec.Stdin
 	if spec.Plant != nil {
 		res.Plant = planted
+		var err error
 		if stdin, err = spec.Plant.Stdin(planted); err != nil {
 			return nil, fmt.Errorf("%w: %s: %w", sandbox.ErrStep, spec.Name, err)
 		}
 	}
 	done := phase.Start(ctx, "container: test command")
 	var out outcome
-	if pre != nil {
-		out, err = d.runEarly(ctx, b, pre, stdin, lim, res, stdout, stderr, deadline)
+	var err error
+	if c.pre != nil {
+		out, err = d.runEarly(ctx, b, c.pre, stdin, lim, res, stdout, stderr, deadline)
 	} else {
-		out, err = d.runExecStdin(ctx, b, e, stdin, lim, res, stdout, stderr, deadline)
+		out, err = d.runExecStdin(ctx, b, c.e, stdin, lim, res, stdout, stderr, deadline)
 	}
 	done()
 	if err == nil && out.ended {

@@ -73,20 +73,65 @@ func (p *Pool) Name() string { return p.members[0].Engine.Name() }
 // error, or a container killed from outside, and then the engine does not answer), the
 // engine is taken out and spec runs again on another one. Any other outcome is the check's.
 func (p *Pool) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+	c, err := p.Prepare(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Release()
+	return c.Run(ctx)
+}
+
+var _ sandbox.Preparer = (*Pool)(nil)
+
+// Prepare gets spec ready on the least busy engine, which counts the check as running from
+// now until it is released. An engine lost while the check is prepared, or run, is taken out
+// as under Run, and the check starts again on another engine, from the start.
+func (p *Pool) Prepare(ctx context.Context, spec sandbox.Spec) (sandbox.Prepared, error) {
 	for {
 		m, err := p.take()
 		if err != nil {
 			return nil, err
 		}
-		res, err := m.Engine.Run(ctx, spec)
-		if p.lost(ctx, m, res, err) {
+		c, err := sandbox.Prepare(ctx, m.Engine, spec)
+		if err == nil {
+			return &pooled{p: p, m: m, c: c, spec: spec}, nil
+		}
+		if p.lost(ctx, m, nil, err) {
 			p.release(m, false)
 			p.logf("engine %s was lost during check %s; the check runs again on another engine", m.Name, spec.Name)
 			continue
 		}
 		p.release(m, true)
+		return nil, err
+	}
+}
+
+// pooled is a check prepared on one engine of the pool.
+type pooled struct {
+	p       *Pool
+	m       *member
+	c       sandbox.Prepared
+	spec    sandbox.Spec
+	counted bool // the engine gave the check's result
+	once    sync.Once
+}
+
+func (c *pooled) Run(ctx context.Context) (*sandbox.Result, error) {
+	res, err := c.c.Run(ctx)
+	if !c.p.lost(ctx, c.m, res, err) {
+		c.counted = true
 		return res, err
 	}
+	c.Release()
+	c.p.logf("engine %s was lost during check %s; the check runs again on another engine", c.m.Name, c.spec.Name)
+	return c.p.Run(ctx, c.spec)
+}
+
+func (c *pooled) Release() {
+	c.once.Do(func() {
+		c.c.Release()
+		c.p.release(c.m, c.counted)
+	})
 }
 
 // take picks the least busy engine in the pool (then the one that ran fewest, then the

@@ -20,11 +20,11 @@ type Images interface {
 // Ensure makes an image on one engine (finding, building or pulling it) and returns its ID.
 type Ensure func(ctx context.Context, e Engine) (string, error)
 
-// Prepare gives every engine in the pool the image ref, with the same ID. The image is
+// PrepareImage gives every engine in the pool the image ref, with the same ID. The image is
 // ensured once, on an engine that has it already when one does (so nothing is rebuilt that
 // a peer holds), and copied from there to each engine that lacks it. An engine that cannot
 // get it is taken out. The error is ensure's, or ErrNoEngine.
-func (p *Pool) Prepare(ctx context.Context, ref string, ensure Ensure, progress io.Writer) (string, error) {
+func (p *Pool) PrepareImage(ctx context.Context, ref string, ensure Ensure, progress io.Writer) (string, error) {
 	in := p.In()
 	if len(in) == 0 {
 		return "", p.noEngine()

@@ -13,7 +13,7 @@ func TestPrepareCopiesFromTheEngineThatHasTheImage(t *testing.T) {
 	c := &fake{name: "c", images: map[string]string{"img": "sha256:0000"}} // stale
 	p, log := newPool(t, a, b, c)
 	var ensuredOn []string
-	id, err := p.Prepare(context.Background(), "img", func(_ context.Context, e Engine) (string, error) {
+	id, err := p.PrepareImage(context.Background(), "img", func(_ context.Context, e Engine) (string, error) {
 		f := e.(*fake)
 		ensuredOn = append(ensuredOn, f.name)
 		return f.images["img"], nil
@@ -39,7 +39,7 @@ func TestPrepareTakesOutAnEngineThatCannotGetIt(t *testing.T) {
 	b := &fake{name: "b"}
 	b.dead.Store(true)
 	p, log := newPool(t, a, b)
-	id, err := p.Prepare(context.Background(), "img", func(_ context.Context, e Engine) (string, error) {
+	id, err := p.PrepareImage(context.Background(), "img", func(_ context.Context, e Engine) (string, error) {
 		return e.(*fake).images["img"], nil
 	}, nil)
 	if err != nil || id != "sha256:1111" {
@@ -57,7 +57,7 @@ func TestPrepareReturnsTheEnsureError(t *testing.T) {
 	a := &fake{name: "a"}
 	p, _ := newPool(t, a)
 	boom := errors.New("no mirror")
-	if _, err := p.Prepare(context.Background(), "img", func(context.Context, Engine) (string, error) { return "", boom },
+	if _, err := p.PrepareImage(context.Background(), "img", func(context.Context, Engine) (string, error) { return "", boom },
 		nil); !errors.Is(
 		err,
 		boom,
