@@ -35,56 +35,126 @@ type checkRun struct {
 // carries a verdict (integrity violation or error) and ends the pair; the check record comes
 // back with it when a verifier ran, so the evidence of a forged report is kept.
 func (pl *pipeline) check(ctx context.Context, name string, ids []string) (*checkRun, error) {
-	cr := &checkRun{Check: report.Check{Name: name, Backend: pl.opts.Backend.Name()}}
+	return pl.runReady(ctx, pl.ready(ctx, name, ids))
+}
+
+// readyCheck is a check whose workspace is written and whose verifier is prepared
+// (sandbox.Prepare): everything before its command gets its input.
+type readyCheck struct {
+	cr   *checkRun
+	ids  []string
+	root string // the workspace and the support directory on the host
+	tree string
+	boot *pyboot.Config
+	box  sandbox.Prepared
+	err  error // what stopped the check before its verifier was ready
+}
+
+// ready materializes a check's workspace, applies the candidate's patch, restores the
+// evaluator's paths, adds the evaluator's files and prepares the verifier. It runs no
+// command of the check's: a pipeline prepares its next check while the current one runs.
+func (pl *pipeline) ready(ctx context.Context, name string, ids []string) *readyCheck {
+	rc := &readyCheck{cr: &checkRun{Check: report.Check{Name: name, Backend: pl.opts.Backend.Name()}}, ids: ids}
+	rc.err = pl.fill(ctx, rc)
+	if rc.err != nil {
+		rc.close()
+	}
+	return rc
+}
+
+func (pl *pipeline) fill(ctx context.Context, rc *readyCheck) error {
 	if msg := pl.suite.Failure(pl.pair); msg != "" {
-		return cr, stop(report.CodeVerifierFailed, msg)
+		return stop(report.CodeVerifierFailed, msg)
 	}
 	root, err := scratch.MkdirTemp(pl.opts.WorkDir, "tender-check-")
 	if err != nil {
-		return cr, infraStop(report.CodeWorkspaceFailed, err)
+		return infraStop(report.CodeWorkspaceFailed, err)
 	}
-	defer scratch.Remove(root)
-	tree, support := filepath.Join(root, "workspace"), filepath.Join(root, "support")
+	rc.root, rc.tree = root, filepath.Join(root, "workspace")
+	support := filepath.Join(root, "support")
 
 	done := phase.Start(ctx, "grader: materialize")
-	fp, err := pl.repo.repo.Materialize(ctx, pl.executed, tree)
+	fp, err := pl.repo.repo.Materialize(ctx, pl.executed, rc.tree)
 	done()
 	if err != nil {
 		if errors.Is(err, gitsafe.ErrUnsafeTree) {
-			return cr, stop(report.CodeUnsafeTree, err.Error())
+			return stop(report.CodeUnsafeTree, err.Error())
 		}
-		return cr, infraStop(report.CodeWorkspaceFailed, err)
+		return infraStop(report.CodeWorkspaceFailed, err)
 	}
+	cr := rc.cr
 	cr.Fingerprint = report.Fingerprint{Commit: fp.Commit, Tree: fp.Tree, IndexDigest: fp.IndexDigest, Clean: fp.Clean}
 	links := linkTable(fp)
 	done = phase.Start(ctx, "grader: apply, restore, evaluator files")
-	err = pl.applyCandidate(ctx, tree, cr, links)
+	err = pl.applyCandidate(ctx, rc.tree, cr, links)
 	if err == nil {
-		cr.reset, err = pl.restore(ctx, tree)
+		cr.reset, err = pl.restore(ctx, rc.tree)
 	}
 	if err == nil {
-		err = pl.addEvaluatorFiles(ctx, tree, support, links)
+		err = pl.addEvaluatorFiles(ctx, rc.tree, support, links)
 	}
 	done()
 	if err != nil {
-		return cr, err
+		return err
 	}
-	spec, boot := pl.spec(name, tree, support, ids, links)
+	spec, boot := pl.spec(cr.Name, rc.tree, support, rc.ids, links)
+	rc.boot = boot
 	done = phase.Start(ctx, "verifier (every container phase)")
-	res, err := pl.opts.Backend.Run(ctx, spec)
+	rc.box, err = sandbox.Prepare(ctx, pl.opts.Backend, spec)
 	done()
+	return verifierError(err)
+}
+
+// verifierError is the verdict of a backend's error: a step of Tender's that failed inside
+// the verifier (the bootstrap's planter), or a verifier that could not run.
+func verifierError(err error) error {
 	switch {
+	case err == nil:
+		return nil
 	case errors.Is(err, sandbox.ErrStep):
-		return cr, stop(report.CodeBootstrap, err.Error())
-	case err != nil:
-		return cr, stop(report.CodeVerifierFailed, err.Error())
+		return stop(report.CodeBootstrap, err.Error())
+	default:
+		return stop(report.CodeVerifierFailed, err.Error())
+	}
+}
+
+// close removes the check's workspace on the host; the verifier is released apart.
+func (rc *readyCheck) close() {
+	if rc.root != "" {
+		scratch.Remove(rc.root)
+		rc.root = ""
+	}
+}
+
+// runReady runs a check that ready prepared, releases its verifier, and judges it.
+func (pl *pipeline) runReady(ctx context.Context, rc *readyCheck) (*checkRun, error) {
+	defer rc.close()
+	cr := rc.cr
+	if rc.err != nil {
+		return cr, rc.err
+	}
+	done := phase.Start(ctx, "verifier (every container phase)")
+	res, err := rc.box.Run(ctx)
+	done()
+	release(rc)
+	if err != nil {
+		return cr, verifierError(err)
 	}
 	cr.ran = true
 	if res.Killed {
 		return cr, stop(report.CodeVerifierKilled, "the verifier died of a signal Tender did not send; no verdict")
 	}
 	defer phase.Start(ctx, "grader: judge")()
-	return cr, pl.judge(cr, res, tree, ids, boot)
+	return cr, pl.judge(cr, res, rc.tree, rc.ids, rc.boot)
+}
+
+// release removes a check's verifier. Removing it in the background, during the next check,
+// was measured and gains nothing on two cores (docs/benchmarks.md).
+func release(rc *readyCheck) {
+	if box := rc.box; box != nil {
+		rc.box = nil
+		box.Release()
+	}
 }
 
 // applyCandidate applies the candidate's patch under the suite's apply policy (apply.go),

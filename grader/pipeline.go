@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"sync"
 	"time"
@@ -262,17 +263,39 @@ func (pl *pipeline) policy() integrity.Policy {
 
 func (pl *pipeline) runChecks(ctx context.Context, r *report.PairResult) error {
 	r.TestedAsSubmitted = true
-	checks := []struct {
-		name string
-		ids  []string
-	}{{"target", pl.pair.FailToPass}, {"regression", pl.pair.PassToPass}}
+	var checks []plannedCheck
+	for _, c := range []plannedCheck{{"target", pl.pair.FailToPass}, {"regression", pl.pair.PassToPass}} {
+		if len(c.ids) > 0 {
+			checks = append(checks, c)
+		}
+	}
 	failed := false
 	var notes []report.Reason
-	for _, c := range checks {
-		if len(c.ids) == 0 {
-			continue
+	var next <-chan aheadCheck // the next check, made ready in the background
+	defer func() {
+		if next != nil {
+			if a := <-next; a.rc != nil {
+				discard(a.rc) // not needed: the pair ended before it (a verdict, or a panic)
+			}
 		}
-		cr, err := pl.check(ctx, c.name, c.ids)
+	}()
+	for i, c := range checks {
+		var rc *readyCheck
+		if next != nil {
+			rc = ahead(&next)
+		} else {
+			rc = pl.ready(ctx, c.name, c.ids)
+		}
+		if i+1 < len(checks) && rc.err == nil {
+			next = pl.readyAhead(ctx, checks[i+1])
+		}
+		cr, err := pl.runReady(ctx, rc)
+		if next != nil && !cr.Passed && err == nil {
+			// The settling below may rerun this check on the same pipeline: the next one
+			// must be ready first, as nothing of the pipeline's is shared with a check
+			// being made ready.
+			next = readyNow(ahead(&next))
+		}
 		if err == nil && !cr.Passed {
 			cr.Check, err = pl.settle(ctx, c.name, c.ids, cr.Check)
 			if err == nil && cr.Passed {
@@ -303,6 +326,58 @@ func (pl *pipeline) runChecks(ctx context.Context, r *report.PairResult) error {
 	r.Verdict = checksVerdict(failed, r.Reasons)
 	pl.notes = append(pl.notes, notes...)
 	return nil
+}
+
+// plannedCheck is one of a pair's checks: its name and its required tests.
+type plannedCheck struct {
+	name string
+	ids  []string
+}
+
+// readyAhead makes check c ready in the background, while the pipeline runs the one before
+// it: the next verifier is created, filled and planted during the current one's tests. A
+// panic there reaches the pipeline's goroutine when it takes the check (ahead), where
+// gradeSafely makes it the pair's verdict, with the stack of the goroutine it happened in.
+func (pl *pipeline) readyAhead(ctx context.Context, c plannedCheck) <-chan aheadCheck {
+	ch := make(chan aheadCheck, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				ch <- aheadCheck{panicked: fmt.Sprintf("%v\n(made ready ahead, in a goroutine of its own:)\n%s", v, debug.Stack())}
+			}
+		}()
+		ch <- aheadCheck{rc: pl.ready(ctx, c.name, c.ids)}
+	}()
+	return ch
+}
+
+// aheadCheck is what readyAhead made: the check, or the panic that stopped it.
+type aheadCheck struct {
+	rc       *readyCheck
+	panicked any
+}
+
+// ahead waits for the check readyAhead makes, and panics with its panic; *next is nil after.
+func ahead(next *<-chan aheadCheck) *readyCheck {
+	a := <-*next
+	*next = nil
+	if a.panicked != nil {
+		panic(a.panicked)
+	}
+	return a.rc
+}
+
+// readyNow is a channel that already holds rc.
+func readyNow(rc *readyCheck) <-chan aheadCheck {
+	ch := make(chan aheadCheck, 1)
+	ch <- aheadCheck{rc: rc}
+	return ch
+}
+
+// discard lets go of a check made ready that will not run.
+func discard(rc *readyCheck) {
+	release(rc)
+	rc.close()
 }
 
 // prefixed names the check a reason came from.
