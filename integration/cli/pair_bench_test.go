@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
@@ -42,21 +45,8 @@ func BenchmarkPairAgainstBareLoop(b *testing.B) {
 	gold := doc.Pairs[0]
 	patches := []string{filepath.Join(suiteDir, gold.TestPatch), filepath.Join(suiteDir, gold.Patch)}
 	image := doc.Verifier.Image
-	bare := func() time.Duration {
-		return bareCheck(b, repo, image, patches, *gold.FailToPass) + bareCheck(b, repo, image, patches, *gold.PassToPass)
-	}
-	grade := func(p *phase.Profile) time.Duration {
-		out := filepath.Join(b.TempDir(), "out")
-		start := time.Now()
-		var stdout, stderr strings.Builder
-		code := cli.Main(phase.With(context.Background(), p), "dev",
-			[]string{"grade", suiteDir, "--out", out, "--concurrency", "1"},
-			[]string{"PATH=" + os.Getenv("PATH")}, strings.NewReader(""), &stdout, &stderr)
-		if code != cli.ExitOK {
-			b.Fatalf("grade: exit %d\n%s", code, stderr.String())
-		}
-		return time.Since(start)
-	}
+	bare := func() time.Duration { return barePair(b, repo, image, patches, gold) }
+	grade := func(p *phase.Profile) time.Duration { return gradeIn(b, p, suiteDir, 1) }
 	grade(&phase.Profile{}) // warm: the image's digest, the page cache
 	bare()
 	var tender, base, ratios []float64
@@ -78,6 +68,86 @@ func BenchmarkPairAgainstBareLoop(b *testing.B) {
 	b.ReportMetric(median(ratios), "ratio")
 	b.Logf("ratios %.2f; one pair, median of %d runs:\n%s", ratios, len(profiles), profileTable(profiles,
 		median(tender), median(base)))
+}
+
+// BenchmarkThroughputAgainstBareLoop grades six copies of the demo's gold pair at
+// --concurrency 2, against the bare loop grading the same six pairs two at a time (each of
+// its two workers takes the next pair and runs its two checks, as in
+// BenchmarkPairAgainstBareLoop). The two alternate, one pair of runs an iteration; it reports
+// the median of the pairwise ratios of wall time, and pairs a minute.
+//
+//	go test -run '^$' -bench ThroughputAgainstBareLoop -benchtime 5x ./integration/cli/
+func BenchmarkThroughputAgainstBareLoop(b *testing.B) {
+	const pairs, workers = 6, 2
+	suiteDir := e2e.OrderedSuite(b, slices.Repeat([]string{"gold-fix"}, pairs)...)
+	repo := clitest.DemoClone(b, repoRoot)
+	doc := e2e.ReadSuiteDoc(b, suiteDir)
+	gold := doc.Pairs[0]
+	patches := []string{filepath.Join(suiteDir, gold.TestPatch), filepath.Join(suiteDir, gold.Patch)}
+	bare := func() time.Duration {
+		start := time.Now()
+		var g errgroup.Group
+		g.SetLimit(workers)
+		for range pairs {
+			g.Go(func() error { _, err := tryBarePair(b, repo, doc.Verifier.Image, patches, gold); return err })
+		}
+		if err := g.Wait(); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	grade := func() time.Duration { return gradeIn(b, &phase.Profile{}, suiteDir, workers) }
+	grade()
+	bare()
+	var tender, base, ratios []float64
+	for i := 0; b.Loop(); i++ {
+		var t, l time.Duration
+		if i%2 == 0 {
+			t, l = grade(), bare()
+		} else {
+			l, t = bare(), grade()
+		}
+		tender, base = append(tender, t.Seconds()), append(base, l.Seconds())
+		ratios = append(ratios, t.Seconds()/l.Seconds())
+	}
+	b.ReportMetric(60*pairs/median(tender), "tender-pairs/min")
+	b.ReportMetric(60*pairs/median(base), "bare-pairs/min")
+	b.ReportMetric(median(ratios), "ratio")
+	b.Logf("%d pairs, %d at a time: ratios %.2f; median wall %.1f s (Tender) against %.1f s (bare)", pairs, workers,
+		ratios, median(tender), median(base))
+}
+
+// gradeIn grades suiteDir in process through cli.Main at the given concurrency, timing the
+// phases in p, and returns its wall time.
+func gradeIn(b *testing.B, p *phase.Profile, suiteDir string, concurrency int) time.Duration {
+	out := filepath.Join(b.TempDir(), "out")
+	start := time.Now()
+	var stdout, stderr strings.Builder
+	code := cli.Main(phase.With(context.Background(), p), "dev",
+		[]string{"grade", suiteDir, "--out", out, "--concurrency", fmt.Sprint(concurrency)},
+		[]string{"PATH=" + os.Getenv("PATH")}, strings.NewReader(""), &stdout, &stderr)
+	if code != cli.ExitOK {
+		b.Fatalf("grade: exit %d\n%s", code, stderr.String())
+	}
+	return time.Since(start)
+}
+
+// barePair is the bare loop's pair: its target check, then its regression check.
+func barePair(b *testing.B, repo, image string, patches []string, pair suite.PairDoc) time.Duration {
+	d, err := tryBarePair(b, repo, image, patches, pair)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return d
+}
+
+func tryBarePair(b *testing.B, repo, image string, patches []string, pair suite.PairDoc) (time.Duration, error) {
+	t, err := bareCheck(b, repo, image, patches, *pair.FailToPass)
+	if err != nil {
+		return 0, err
+	}
+	r, err := bareCheck(b, repo, image, patches, *pair.PassToPass)
+	return t + r, err
 }
 
 // profileTable is the median of each phase over the runs, as a Markdown table: wall and CPU
@@ -125,18 +195,18 @@ var (
 
 // bareCheck is one check of the bare loop: a fresh tree from git archive, the test patch and
 // the fix applied with git apply, and pytest on ids in a new hardened container.
-func bareCheck(b *testing.B, repo, image string, patches, ids []string) time.Duration {
+func bareCheck(b *testing.B, repo, image string, patches, ids []string) (time.Duration, error) {
 	start := time.Now()
 	ws := b.TempDir()
 	archive := fmt.Sprintf("git -C %s archive %s | tar -x -C %s", repo, clitest.DemoBase, ws)
 	if out, err := exec.Command("sh", "-c", archive).CombinedOutput(); err != nil {
-		b.Fatalf("%s: %v\n%s", archive, err, out)
+		return 0, fmt.Errorf("%s: %v\n%s", archive, err, out)
 	}
 	for _, p := range patches {
 		cmd := exec.Command("git", "apply", p)
 		cmd.Dir = ws
 		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("git apply %s: %v\n%s", p, err, out)
+			return 0, fmt.Errorf("git apply %s: %v\n%s", p, err, out)
 		}
 	}
 	args := []string{"run", "--rm", "--network", "none", "--cap-drop", "ALL", "--security-opt",
@@ -148,7 +218,7 @@ func bareCheck(b *testing.B, repo, image string, patches, ids []string) time.Dur
 	}
 	out, err := exec.Command("docker", append(args, ids...)...).CombinedOutput()
 	if err != nil {
-		b.Fatalf("docker run pytest: %v\n%s", err, out)
+		return 0, fmt.Errorf("docker run pytest: %v\n%s", err, out)
 	}
-	return time.Since(start)
+	return time.Since(start), nil
 }
