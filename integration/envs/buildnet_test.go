@@ -16,13 +16,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/tender-grader/tender/grader/suite"
 	"github.com/tender-grader/tender/integration/internal/e2e"
 	"github.com/tender-grader/tender/internal/cli"
 	"github.com/tender-grader/tender/internal/clitest"
+	"github.com/tender-grader/tender/internal/hosttest"
 	"github.com/tender-grader/tender/report"
 	"github.com/tender-grader/tender/report/bundle"
 	"github.com/tender-grader/tender/sandbox/docker"
@@ -62,60 +62,36 @@ func tinyWheel(t *testing.T) []byte {
 	return buf.Bytes()
 }
 
-// packageIndex is a PEP 503 index of tinypkg on every IPv4 address of the host (loopback
-// included), so a build that could reach the host at all would reach it. /simple/ links the
-// wheel on the index itself; /elsewhere/ links it on a host no allowlist names. It counts
-// the connections that come from off the host's loopback (the proxy dials it on loopback).
+// packageIndex is a PEP 503 index of tinypkg on every IPv4 address of the host
+// (hosttest.Serve). /simple/ links the wheel on the index itself; /elsewhere/ links it on a
+// host no allowlist names.
 type packageIndex struct {
-	port    int
-	wheel   []byte
-	foreign atomic.Int64
+	*hosttest.Server
+	wheel []byte
 }
 
 const wheelName = "tinypkg-1.0-py3-none-any.whl"
 
 func startPackageIndex(t *testing.T) *packageIndex {
 	t.Helper()
-	ln, err := net.Listen("tcp4", "0.0.0.0:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix := &packageIndex{port: ln.Addr().(*net.TCPAddr).Port, wheel: tinyWheel(t)}
+	ix := &packageIndex{wheel: tinyWheel(t)}
 	sum := sha256.Sum256(ix.wheel)
-	page := func(host string) string {
+	// The links name the port the request came in on, which the server knows before ix does.
+	page := func(r *http.Request, host string) string {
+		port := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr).Port
 		return fmt.Sprintf("<!DOCTYPE html><html><body><a href=\"http://%s:%d/files/%s#sha256=%s\">%s</a></body></html>\n",
-			host, ix.port, wheelName, hex.EncodeToString(sum[:]), wheelName)
+			host, port, wheelName, hex.EncodeToString(sum[:]), wheelName)
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/simple/tinypkg/", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, page("127.0.0.1")) })
+	mux.HandleFunc("/simple/tinypkg/", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, page(r, "127.0.0.1"))
+	})
 	mux.HandleFunc("/elsewhere/tinypkg/", func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, page("files.example.test"))
+		io.WriteString(w, page(r, "files.example.test"))
 	})
 	mux.HandleFunc("/files/"+wheelName, func(w http.ResponseWriter, r *http.Request) { w.Write(ix.wheel) })
-	srv := &http.Server{Handler: mux, ConnState: func(c net.Conn, s http.ConnState) {
-		if ip := c.RemoteAddr().(*net.TCPAddr).IP; s == http.StateNew && !ip.IsLoopback() {
-			ix.foreign.Add(1)
-		}
-	}}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
+	ix.Server = hosttest.Serve(t, mux)
 	return ix
-}
-
-// hostIPv4 lists the host's IPv4 addresses: loopback, its own, and its bridges' gateways.
-func hostIPv4(t *testing.T) []string {
-	t.Helper()
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, a := range addrs {
-		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil {
-			out = append(out, n.IP.String())
-		}
-	}
-	return out
 }
 
 // writeNetSuite makes a suite whose environments build on a debian environment with pip (and
@@ -130,7 +106,7 @@ func writeNetSuite(t *testing.T, ix *packageIndex) string {
 		"tests/test_tiny.py": "import tinypkg\n\n\ndef test_greet():\n    assert tinypkg.greet() == \"hello from tinypkg\"\n",
 		"tests/test_tz.py":   "import pytz\n\n\ndef test_utc():\n    assert pytz.utc.zone == \"UTC\"\n",
 	}, filepath.Join(dir, "repos", "tiny.bundle"))
-	allow := fmt.Sprintf("127.0.0.1:%d", ix.port)
+	allow := fmt.Sprintf("127.0.0.1:%d", ix.Port)
 	pip := func(index string) string {
 		return "ARG TENDER_FROM\nFROM ${TENDER_FROM}\nUSER root\n" +
 			"RUN pip install --break-system-packages --no-cache-dir --disable-pip-version-check --retries 0 " +
@@ -139,7 +115,7 @@ func writeNetSuite(t *testing.T, ix *packageIndex) string {
 	direct := fmt.Sprintf("import socket, sys\nok = False\nfor a in %q.split():\n    try:\n"+
 		"        socket.create_connection((a, %d), timeout=5).close()\n        print('REACHED', a)\n        ok = True\n"+
 		"    except OSError as e:\n        print('unreachable', a, e)\nsys.exit(0 if ok else 1)\n",
-		strings.Join(hostIPv4(t), " "), ix.port)
+		strings.Join(hosttest.IPv4(t), " "), ix.Port)
 	manifest := "name: net\nversion: \"1\"\nenvironments:\n  pip:\n    debian: {packages: [python3-pip, python3-tz]}\n"
 	for _, env := range []string{"fetch", "offlist", "direct"} {
 		manifest += fmt.Sprintf("  %s:\n    dockerfile: envs/%s/Dockerfile\n    from: pip\n    network:\n"+
@@ -199,7 +175,7 @@ func TestBuildNetwork(t *testing.T) {
 		t.Fatalf("image build --suite: exit %d, want 1 with pip (by debootstrap) and fetch built", code)
 	}
 	refused := fmt.Sprintf("the build network refused GET files.example.test:%d/files/%s (files.example.test:%d "+
-		"is not in environments.offlist.network.allow (127.0.0.1:%d))", ix.port, wheelName, ix.port, ix.port)
+		"is not in environments.offlist.network.allow (127.0.0.1:%d))", ix.Port, wheelName, ix.Port, ix.Port)
 	if !strings.HasPrefix(built["offlist"], "FAILED: ") || !strings.Contains(built["offlist"], refused) ||
 		!strings.Contains(built["offlist"], "403") || !strings.Contains(built["offlist"], "RUN pip install") {
 		t.Errorf("offlist: %s\nwant FAILED with the step, pip's 403 and %q", built["offlist"], refused)
@@ -233,7 +209,7 @@ func TestBuildNetwork(t *testing.T) {
 		}
 	}
 	checkBundleRecord(t, out, ix, s.Environments["fetch"].Ref, built["fetch"])
-	if n := ix.foreign.Load(); n != 0 {
+	if n := ix.Foreign.Load(); n != 0 {
 		t.Errorf("the index got %d connection(s) from off the host's loopback: a build went around the proxy", n)
 	}
 }
@@ -262,7 +238,7 @@ func checkRecord(t *testing.T, ix *packageIndex, data []byte) {
 	if err := json.Unmarshal(data, &rec); err != nil {
 		t.Fatalf("record %q: %v", data, err)
 	}
-	host := fmt.Sprintf("127.0.0.1:%d", ix.port)
+	host := fmt.Sprintf("127.0.0.1:%d", ix.Port)
 	sum := sha256.Sum256(ix.wheel)
 	var page, wheel bool
 	for _, q := range rec.Requests {

@@ -9,63 +9,29 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net"
 	"net/http"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
 
+	"github.com/tender-grader/tender/internal/hosttest"
 	"github.com/tender-grader/tender/sandbox"
 	"github.com/tender-grader/tender/sandbox/netproxy"
 )
 
-// hostIndex is a web server on every IPv4 address of the host, so a build that could reach
-// the host at all would reach it; it counts the connections that come from anywhere but
-// loopback (the proxy dials it on loopback).
+// hostIndex serves body on every IPv4 address of the host (hosttest.Serve).
 type hostIndex struct {
-	port    int
-	body    string
-	foreign atomic.Int64
+	*hosttest.Server
+	body string
 }
 
 func startHostIndex(t *testing.T, body string) *hostIndex {
 	t.Helper()
-	ln, err := net.Listen("tcp4", "0.0.0.0:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix := &hostIndex{port: ln.Addr().(*net.TCPAddr).Port, body: body}
-	srv := &http.Server{
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, body) }),
-		ConnState: func(c net.Conn, s http.ConnState) {
-			if ip := c.RemoteAddr().(*net.TCPAddr).IP; s == http.StateNew && !ip.IsLoopback() {
-				ix.foreign.Add(1)
-			}
-		},
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return ix
-}
-
-// hostAddrs are the host's IPv4 addresses: loopback, its own, and its bridges' gateways.
-func hostAddrs(t *testing.T) []string {
-	t.Helper()
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, a := range addrs {
-		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil {
-			out = append(out, n.IP.String())
-		}
-	}
-	return out
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, body) })
+	return &hostIndex{Server: hosttest.Serve(t, h), body: body}
 }
 
 // buildTest builds a Dockerfile FROM the pytest image through the allowlist, as a test's own
@@ -119,9 +85,9 @@ func assertNoBuildNetwork(t *testing.T) {
 // again for the same recipe and base.
 func TestBuildNetworkFetchesAndRecords(t *testing.T) {
 	ix := startHostIndex(t, "tinypkg 1.0\n")
-	url := fmt.Sprintf("http://127.0.0.1:%d/simple/tinypkg/", ix.port)
+	url := fmt.Sprintf("http://127.0.0.1:%d/simple/tinypkg/", ix.Port)
 	id, err := buildTest(t, "USER root\nRUN python3 -c \"import urllib.request as u; "+
-		"open('/fetched', 'wb').write(u.urlopen('"+url+"').read())\"\n", nil, fmt.Sprintf("127.0.0.1:%d", ix.port))
+		"open('/fetched', 'wb').write(u.urlopen('"+url+"').read())\"\n", nil, fmt.Sprintf("127.0.0.1:%d", ix.Port))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +107,7 @@ func TestBuildNetworkFetchesAndRecords(t *testing.T) {
 		t.Fatalf("the image's network record %q: %v", data, err)
 	}
 	sum := sha256.Sum256([]byte(ix.body))
-	want := netproxy.Request{Method: "GET", Host: fmt.Sprintf("127.0.0.1:%d", ix.port), Path: "/simple/tinypkg/",
+	want := netproxy.Request{Method: "GET", Host: fmt.Sprintf("127.0.0.1:%d", ix.Port), Path: "/simple/tinypkg/",
 		Status: 200, Bytes: int64(len(ix.body)), SHA256: hex.EncodeToString(sum[:])}
 	if len(rec.Requests) != 1 || rec.Requests[0] != want {
 		t.Errorf("record %+v\nwant one request %+v", rec, want)
@@ -150,7 +116,7 @@ func TestBuildNetworkFetchesAndRecords(t *testing.T) {
 	if res.ExitCode != 0 || string(res.Stdout.Head) != ix.body {
 		t.Errorf("the image holds %q (exit %d), want what the build fetched", res.Stdout.Head, res.ExitCode)
 	}
-	if n := ix.foreign.Load(); n != 0 {
+	if n := ix.Foreign.Load(); n != 0 {
 		t.Errorf("the index got %d connection(s) from off the host's loopback", n)
 	}
 }
@@ -166,9 +132,9 @@ func withImage(s sandbox.Spec, image string) sandbox.Spec {
 func TestBuildNetworkRefusesAHostOffTheList(t *testing.T) {
 	ix := startHostIndex(t, "never\n")
 	_, err := buildTest(t, "RUN python3 -c \"import urllib.request as u; u.urlopen('http://192.0.2.77:8080/simple/')\"\n",
-		nil, fmt.Sprintf("127.0.0.1:%d", ix.port))
+		nil, fmt.Sprintf("127.0.0.1:%d", ix.Port))
 	want := fmt.Sprintf("the build network refused GET 192.0.2.77:8080/simple/ (192.0.2.77:8080 is not in "+
-		"test.network.allow (127.0.0.1:%d))", ix.port)
+		"test.network.allow (127.0.0.1:%d))", ix.Port)
 	if !errors.Is(err, sandbox.ErrImageBuild) || !strings.Contains(err.Error(), want) ||
 		!strings.Contains(err.Error(), "HTTP Error 403") {
 		t.Errorf("build: %v\nwant it refused with %q and the step's own 403", err, want)
@@ -180,7 +146,7 @@ func TestBuildNetworkRefusesAHostOffTheList(t *testing.T) {
 // connection succeeds, so the build must fail, and the index sees no connection.
 func TestBuildNetworkHasNoOtherWayOut(t *testing.T) {
 	ix := startHostIndex(t, "never\n")
-	addrs := hostAddrs(t)
+	addrs := hosttest.IPv4(t)
 	script := fmt.Sprintf(`import socket, sys
 ok = False
 for a in %q.split():
@@ -191,9 +157,9 @@ for a in %q.split():
     except OSError as e:
         print("unreachable", a, e)
 sys.exit(0 if ok else 1)
-`, strings.Join(addrs, " "), ix.port)
+`, strings.Join(addrs, " "), ix.Port)
 	_, err := buildTest(t, "COPY direct.py /tmp/direct.py\nRUN python3 /tmp/direct.py\n",
-		map[string]string{"direct.py": script}, fmt.Sprintf("127.0.0.1:%d", ix.port))
+		map[string]string{"direct.py": script}, fmt.Sprintf("127.0.0.1:%d", ix.Port))
 	if err == nil || strings.Contains(err.Error(), "REACHED") || !strings.Contains(err.Error(), "non-zero code: 1") {
 		t.Fatalf("build: %v; want it failed with every address unreachable", err)
 	}
@@ -202,7 +168,7 @@ sys.exit(0 if ok else 1)
 			t.Errorf("the step's output does not say %s was unreachable: %v", a, err)
 		}
 	}
-	if n := ix.foreign.Load(); n != 0 {
+	if n := ix.Foreign.Load(); n != 0 {
 		t.Errorf("the index got %d connection(s) straight from the build", n)
 	}
 }
