@@ -24,7 +24,8 @@ var _ Backend = (*Local)(nil)
 
 // Preparer is a Backend that can get a check ready before it runs: create and fill its
 // verifier, and run what comes before the check's deadline starts. A caller prepares the next
-// check while the current one runs.
+// check while the current one runs. Prepare's ctx must stay live until Release: the prepared
+// check goes on using it (an early-started command is attached on it).
 type Preparer interface {
 	Backend
 	Prepare(ctx context.Context, spec Spec) (Prepared, error)
