@@ -271,18 +271,19 @@ func (pl *pipeline) runChecks(ctx context.Context, r *report.PairResult) error {
 	}
 	failed := false
 	var notes []report.Reason
-	var next <-chan aheadCheck // the next check, made ready in the background
+	var next *pending // the next check, made ready in the background
 	defer func() {
 		if next != nil {
-			if a := <-next; a.rc != nil {
-				discard(a.rc) // not needed: the pair ended before it (a verdict, or a panic)
+			<-next.done
+			if next.rc != nil {
+				discard(next.rc) // not needed: the pair ended before it (a verdict, or a panic)
 			}
 		}
 	}()
 	for i, c := range checks {
 		var rc *readyCheck
 		if next != nil {
-			rc = ahead(&next)
+			rc, next = next.wait(), nil
 		} else {
 			rc = pl.ready(ctx, c.name, c.ids)
 		}
@@ -294,7 +295,7 @@ func (pl *pipeline) runChecks(ctx context.Context, r *report.PairResult) error {
 			// The settling below may rerun this check on the same pipeline: the next one
 			// must be ready first, as nothing of the pipeline's is shared with a check
 			// being made ready.
-			next = readyNow(ahead(&next))
+			next.wait()
 		}
 		if err == nil && !cr.Passed {
 			cr.Check, err = pl.settle(ctx, c.name, c.ids, cr.Check)
@@ -335,43 +336,38 @@ type plannedCheck struct {
 }
 
 // readyAhead makes check c ready in the background, while the pipeline runs the one before
-// it: the next verifier is created, filled and planted during the current one's tests. A
-// panic there reaches the pipeline's goroutine when it takes the check (ahead), where
-// gradeSafely makes it the pair's verdict, with the stack of the goroutine it happened in.
-func (pl *pipeline) readyAhead(ctx context.Context, c plannedCheck) <-chan aheadCheck {
-	ch := make(chan aheadCheck, 1)
+// it: the next verifier is created, filled and planted during the current one's tests.
+func (pl *pipeline) readyAhead(ctx context.Context, c plannedCheck) *pending {
+	p := &pending{done: make(chan struct{})}
 	go func() {
+		defer close(p.done)
 		defer func() {
 			if v := recover(); v != nil {
-				ch <- aheadCheck{panicked: fmt.Sprintf("%v\n(made ready ahead, in a goroutine of its own:)\n%s", v, debug.Stack())}
+				p.panicked = fmt.Sprintf("%v\n(made ready ahead, in a goroutine of its own:)\n%s", v, debug.Stack())
 			}
 		}()
-		ch <- aheadCheck{rc: pl.ready(ctx, c.name, c.ids)}
+		p.rc = pl.ready(ctx, c.name, c.ids)
 	}()
-	return ch
+	return p
 }
 
-// aheadCheck is what readyAhead made: the check, or the panic that stopped it.
-type aheadCheck struct {
+// pending is a check readyAhead is making ready: the check once done is closed, or the panic
+// that stopped it.
+type pending struct {
+	done     chan struct{}
 	rc       *readyCheck
 	panicked any
 }
 
-// ahead waits for the check readyAhead makes, and panics with its panic; *next is nil after.
-func ahead(next *<-chan aheadCheck) *readyCheck {
-	a := <-*next
-	*next = nil
-	if a.panicked != nil {
-		panic(a.panicked)
+// wait waits for the check, as often as asked. A panic of readyAhead's goroutine is raised
+// again on the pipeline's, where gradeSafely makes it the pair's verdict, with the stack of
+// the goroutine it happened in.
+func (p *pending) wait() *readyCheck {
+	<-p.done
+	if p.panicked != nil {
+		panic(p.panicked)
 	}
-	return a.rc
-}
-
-// readyNow is a channel that already holds rc.
-func readyNow(rc *readyCheck) <-chan aheadCheck {
-	ch := make(chan aheadCheck, 1)
-	ch <- aheadCheck{rc: rc}
-	return ch
+	return p.rc
 }
 
 // discard lets go of a check made ready that will not run.
