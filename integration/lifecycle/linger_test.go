@@ -63,9 +63,7 @@ func TestTestProcessLeavesNoProcessBehind(t *testing.T) {
 	manifest := filepath.Join(suite, "tender.yaml")
 	data := clitest.ReadFile(t, manifest)
 	const anchor = "  timeout: 120s\n"
-	data = strings.Replace(data, anchor, anchor+`  post:
-    - ["sh", "-c", "sleep 3; if [ -e /tmp/tender-canary ]; then echo CANARY-PRESENT; else echo canary-absent; fi"]
-`, 1)
+	data = strings.Replace(data, anchor, anchor+"  post:\n"+canaryPost, 1)
 	if err := os.WriteFile(manifest, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -77,22 +75,34 @@ func TestTestProcessLeavesNoProcessBehind(t *testing.T) {
 	if len(results) != 1 || results[0].Verdict != report.Resolved {
 		t.Fatalf("results %+v, want gold-fix resolved", results)
 	}
-	logs, _ := filepath.Glob(filepath.Join(out, "pairs", "gold-fix", "*.log"))
-	absent := 0
-	for _, l := range logs {
-		log := clitest.ReadFile(t, l)
-		if strings.Contains(log, "CANARY-PRESENT") {
-			t.Errorf("%s: a process of the test process's outlived it:\n%s", l, log)
-		}
-		absent += strings.Count(log, "canary-absent")
-	}
-	if absent == 0 {
-		t.Fatalf("no check ran its post command (logs %q)", logs)
-	}
+	noCanaryInLogs(t, filepath.Join(out, "pairs", "gold-fix", "*.log"), "a process of the test process's outlived it")
 	reports, _ := filepath.Glob(filepath.Join(out, "pairs", "gold-fix", "*.xml"))
 	for _, r := range reports {
 		if strings.Contains(clitest.ReadFile(t, r), "lingered") {
 			t.Errorf("%s was rewritten after the test process ended", r)
 		}
+	}
+}
+
+// canaryPost is a post command that says whether /tmp/tender-canary exists, after a wait
+// longer than the planted process's: "CANARY-PRESENT" or "canary-absent".
+const canaryPost = `    - ["sh", "-c", "sleep 3; if [ -e /tmp/tender-canary ]; ` +
+	`then echo CANARY-PRESENT; else echo canary-absent; fi"]` + "\n"
+
+// noCanaryInLogs fails the test for each check log matching pattern in which the canary
+// appeared (why says what that means), and when no log shows the post command ran at all.
+func noCanaryInLogs(t *testing.T, pattern, why string) {
+	t.Helper()
+	logs, _ := filepath.Glob(pattern)
+	absent := 0
+	for _, l := range logs {
+		log := clitest.ReadFile(t, l)
+		if strings.Contains(log, "CANARY-PRESENT") {
+			t.Errorf("%s: %s:\n%s", l, why, log)
+		}
+		absent += strings.Count(log, "canary-absent")
+	}
+	if absent == 0 {
+		t.Fatalf("no check ran its post command (logs %q)", logs)
 	}
 }

@@ -2,11 +2,9 @@ package lifecycle
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/tender-grader/tender/integration/internal/e2e"
-	"github.com/tender-grader/tender/internal/clitest"
 	"github.com/tender-grader/tender/report"
 )
 
@@ -19,8 +17,7 @@ func TestSetupLeavesNoProcessBehind(t *testing.T) {
 	suite := withVerifierLines(t, `  setup:
     - ["sh", "-c", "setsid sh -c 'sleep 2; printf \"def test_group_digits_negative():\\n    pass\\n\" > tests/test_formatting.py; touch /tmp/tender-canary' </dev/null >/dev/null 2>&1 &"]
   post:
-    - ["sh", "-c", "sleep 3; if [ -e /tmp/tender-canary ]; then echo CANARY-PRESENT; else echo canary-absent; fi"]
-`)
+`+canaryPost)
 	results, out := e2e.GradeOK(t, suite, "--concurrency", "2")
 	for _, r := range results {
 		if r.ExpectMet == nil || !*r.ExpectMet {
@@ -30,18 +27,7 @@ func TestSetupLeavesNoProcessBehind(t *testing.T) {
 			t.Errorf("wrong-fix resolved: the setup's writer survived")
 		}
 	}
-	logs, _ := filepath.Glob(filepath.Join(out, "pairs", "*", "*.log"))
-	absent := 0
-	for _, l := range logs {
-		log := clitest.ReadFile(t, l)
-		if strings.Contains(log, "CANARY-PRESENT") {
-			t.Errorf("%s: the setup's detached writer outlived the setup:\n%s", l, log)
-		}
-		absent += strings.Count(log, "canary-absent")
-	}
-	if absent == 0 {
-		t.Fatalf("no check ran its post command (logs %q)", logs)
-	}
+	noCanaryInLogs(t, filepath.Join(out, "pairs", "*", "*.log"), "the setup's detached writer outlived the setup")
 }
 
 // TestSetupCannotTouchTheTests: a setup command that appends a passing test to a test module
